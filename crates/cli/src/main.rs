@@ -1,0 +1,2 @@
+//! The freshet command line.
+fn main() {}

@@ -1,0 +1,62 @@
+//! The windows `[release, deadline]` of each occurrence that the carousel schedules in.
+//!
+//! Occurrence `j` of page `i` (`j = 1, 2, …`) may be served in slot `t` (the interval
+//! `[t, t+1)`, `t = 0, 1, …`) from its release on, and should be by its deadline. With
+//! `N = j − 1` fetches of page `i` done, both ends are integer numerators over `p_i` on a time
+//! axis scaled by an integer, so the carousel compares them exactly (see `point.rs`).
+
+/// Which windows the [`Carousel`](crate::Carousel) runs earliest-deadline-first over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Windows {
+    /// Occurrence `j` is released at `(j − 1)/p_i` and due at `j/p_i` (slot units): slot `t`
+    /// may serve it once `t ≥ (j − 1)/p_i`. With exact shares summing to 1 every window is
+    /// met, which gives `−(1 − p_i) ≤ T·p_i − N_i(T) < 1`.
+    #[default]
+    Full,
+    /// Tijdeman's windows (seed 001_1ae7d23b6da2937a.txt, ref. 16, thm. 3: the chairman
+    /// assignment theorem), with `σ = 1/(2n − 2)` for `n ≥ 2` pages of positive share: slot
+    /// `t` may serve occurrence `j` once `(t + 1)·p_i − (j − 1) ≥ σ`, and the deadline is
+    /// `(j − σ)/p_i`. The theorem gives `|T·p_i − N_i(T)| ≤ 1 − σ` for exact shares summing
+    /// to 1. With a single page it is the same as [`Windows::Full`].
+    Tijdeman,
+}
+
+/// [`Windows`] for a given number of pages, on an integer time axis.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scaled {
+    /// `1/σ = 2n − 2` for Tijdeman's windows, 1 for the full ones.
+    scale: f64,
+    tijdeman: bool,
+}
+
+impl Scaled {
+    /// `windows` for `active` pages with a positive share.
+    pub(crate) fn new(windows: Windows, active: usize) -> Self {
+        match windows {
+            Windows::Tijdeman if active >= 2 => Self { scale: (2 * active - 2) as f64, tijdeman: true },
+            _ => Self { scale: 1.0, tijdeman: false },
+        }
+    }
+
+    /// Numerator of the release of the next occurrence after `served` fetches.
+    ///
+    /// Full: `(j − 1)/p ≤ t`. Tijdeman: `(t + 1)p − (j − 1) ≥ σ ⟺ ((j − 1)m + 1)/p ≤ (t + 1)m`.
+    pub(crate) fn release(&self, served: u64) -> f64 {
+        let done = served as f64 * self.scale;
+        if self.tijdeman { done + 1.0 } else { done }
+    }
+
+    /// Numerator of the deadline of the next occurrence after `served` fetches.
+    ///
+    /// Full: `j/p`. Tijdeman: `(j − σ)/p = (jm − 1)/(mp)`, ordered as `(jm − 1)/p`.
+    pub(crate) fn deadline(&self, served: u64) -> f64 {
+        let due = (served + 1) as f64 * self.scale;
+        if self.tijdeman { due - 1.0 } else { due }
+    }
+
+    /// The scaled instant that releases must not exceed for slot `slot` to serve them.
+    pub(crate) fn now(&self, slot: u64) -> f64 {
+        if self.tijdeman { (slot + 1) as f64 * self.scale } else { slot as f64 }
+    }
+}
