@@ -288,9 +288,13 @@ impl<'p, O: Objective> Assembly<'p, O> {
             }
         }
         self.pages_visited += pages.len() as u64;
-        // Hosts whose cap binds at the larger-rate end of the bracket get their own threshold.
+        // Hosts whose cap binds even at the smaller-rate end `high` get their own threshold
+        // (above `high`). The others may still reach their cap inside the bracket: they spread the
+        // rest of the budget, each at most up to `min(k_i, S_i(low))`.
         let capped: Vec<bool> = match self.problem.hosts {
-            Some(hosts) => host_low.iter().zip(hosts.capacity).map(|(&demand, &cap)| demand >= cap).collect(),
+            Some(hosts) => {
+                host_high.iter().zip(hosts.capacity).map(|(&demand, &cap)| demand >= cap).collect()
+            }
             None => Vec::new(),
         };
         let mut committed = CompensatedSum::default();
@@ -305,44 +309,65 @@ impl<'p, O: Objective> Assembly<'p, O> {
                 committed.add(hosts.capacity[host]);
             }
         }
-        // The remaining budget is spread over the uncapped pages between `high` and `low`.
-        let is_free = |index: usize| match self.problem.hosts {
-            Some(hosts) => !capped[hosts.host_of_page[index] as usize],
-            None => true,
-        };
         if exact {
             return self.high;
         }
-        let mut free_high = CompensatedSum::default();
-        let mut free_low = CompensatedSum::default();
+        // Blend factor of each group of free pages (each uncapped host, or all pages).
+        let mut blend_of_group = match self.problem.hosts {
+            Some(_) => vec![0.0; host_count],
+            None => vec![0.0; 1],
+        };
+        let mut fixed = CompensatedSum::default();
+        let mut spread = CompensatedSum::default();
         match self.problem.hosts {
-            Some(_) => {
+            Some(hosts) => {
                 for host in (0..host_count).filter(|&host| !capped[host]) {
-                    free_high.add(host_high[host]);
-                    free_low.add(host_low[host]);
+                    fixed.add(host_high[host]);
+                    spread.add(host_low[host].min(hosts.capacity[host]) - host_high[host]);
                 }
             }
             None => {
+                let mut free_low = CompensatedSum::default();
                 for (page, &rate_high) in pages.iter().zip(&self.rates) {
-                    free_high.add(rate_high);
+                    fixed.add(rate_high);
                     free_low.add(objective.rate_at_marginal(*page, self.low).rate);
                 }
                 self.pages_visited += pages.len() as u64;
+                spread.add(free_low.value() - fixed.value());
             }
         }
-        let remaining = self.problem.budget - committed.value() - free_high.value();
-        let spread = free_low.value() - free_high.value();
+        let remaining = self.problem.budget - committed.value() - fixed.value();
+        let spread = spread.value();
         let blend = if spread > 0.0 { (remaining / spread).clamp(0.0, 1.0) } else { 0.0 };
-        if blend > 0.0 {
-            for (index, page) in pages.iter().enumerate() {
-                if is_free(index) {
-                    let rate_low = objective.rate_at_marginal(*page, self.low).rate;
-                    let rate_high = self.rates[index];
-                    self.rates[index] = rate_high + blend * (rate_low - rate_high);
+        if blend <= 0.0 {
+            return self.high;
+        }
+        match self.problem.hosts {
+            Some(hosts) => {
+                for host in (0..host_count).filter(|&host| !capped[host]) {
+                    let reachable = host_low[host].min(hosts.capacity[host]) - host_high[host];
+                    let full = host_low[host] - host_high[host];
+                    if full > 0.0 {
+                        blend_of_group[host] = blend * reachable / full;
+                    }
                 }
             }
-            self.pages_visited += pages.len() as u64;
+            None => blend_of_group[0] = blend,
         }
+        for (index, page) in pages.iter().enumerate() {
+            let group = match self.problem.hosts {
+                Some(hosts) => hosts.host_of_page[index] as usize,
+                None => 0,
+            };
+            let page_blend =
+                if self.problem.hosts.is_some() && capped[group] { 0.0 } else { blend_of_group[group] };
+            if page_blend > 0.0 {
+                let rate_low = objective.rate_at_marginal(*page, self.low).rate;
+                let rate_high = self.rates[index];
+                self.rates[index] = rate_high + page_blend * (rate_low - rate_high);
+            }
+        }
+        self.pages_visited += pages.len() as u64;
         self.high - blend * (self.high - self.low)
     }
 
@@ -352,7 +377,7 @@ impl<'p, O: Objective> Assembly<'p, O> {
         let objective = self.objective;
         let pages = self.problem.pages;
         let mut demand = HostDemand { objective, pages, members: host_members, pages_visited: 0 };
-        let guess = if self.low > 0.0 { self.low } else { 1.0 };
+        let guess = if self.high > 0.0 { self.high } else { 1.0 };
         let bracket = find_threshold(&mut demand, capacity, guess);
         self.pages_visited += demand.pages_visited;
         let spread = bracket.demand_low - bracket.demand_high;
