@@ -44,7 +44,9 @@ pub(crate) fn find_threshold(demand: &mut impl Demand, budget: f64, guess: f64) 
     let mut low: Option<(f64, f64)> = None;
     let mut high: Option<(f64, f64)> = None;
     let mut expansion = std::f64::consts::LN_10;
-    let mut width_before = f64::INFINITY;
+    // Sizes of the last two steps (rtsafe's rule: keep Newton while its steps shrink fast).
+    let mut step_before = f64::INFINITY;
+    let mut step_before_last = f64::INFINITY;
     let mut evaluations = 0;
     for _ in 0..400 {
         let threshold = t.exp();
@@ -82,9 +84,15 @@ pub(crate) fn find_threshold(demand: &mut impl Demand, budget: f64, guess: f64) 
                         evaluations,
                     };
                 }
-                let halved = width <= 0.5 * width_before;
-                width_before = width;
-                if newton > t_low && newton < t_high && halved { newton } else { 0.5 * (t_low + t_high) }
+                let newton_step = (newton - t).abs();
+                let next = if newton > t_low && newton < t_high && newton_step <= 0.5 * step_before_last {
+                    newton
+                } else {
+                    0.5 * (t_low + t_high)
+                };
+                step_before_last = step_before;
+                step_before = (next - t).abs();
+                next
             }
             (Some(_), None) => {
                 // Demand too high: raise the threshold.
