@@ -1,2 +1,57 @@
-//! The freshet command line.
-fn main() {}
+//! The freshet command line: `freshet solve` computes the optimal refresh rate of every page
+//! for a fetch budget (and optional per-host caps); `simulate`, `crawl` and `demo` come later.
+//!
+//! `main` only parses the arguments and turns the outcome into an exit status: 0 on success,
+//! 1 when a command fails (the message, on standard error, names the file, line and field at
+//! fault), 2 for a usage error. Each subcommand lives in its own module.
+
+mod input;
+mod output;
+mod solve;
+mod summary;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// freshet: decides how often to refetch each page so that a local copy of the web stays fresh.
+#[derive(Debug, Parser)]
+#[command(name = "freshet", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Optimal refresh rates for every page under a fetch budget (and optional per-host caps).
+    #[command(long_about = solve::LONG_ABOUT, after_long_help = solve::AFTER_LONG_HELP)]
+    Solve(solve::SolveArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // `--help` and `--version` land here too, and are not failures.
+            let _ = error.print();
+            return if error.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the chosen subcommand.
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Solve(args) => solve::run(&args),
+    }
+}

@@ -191,6 +191,7 @@ proptest! {
         }
         compare(Freshness, &pages, budget, &assignment, &factors, seed)?;
         compare(Changes, &pages, budget, &assignment, &factors, seed)?;
+        compare(FreshnessPoisson, &pages, budget, &assignment, &factors, seed)?;
         compare(Age, &pages, budget, &assignment, &factors, seed)?;
         compare(Delay, &pages, budget, &assignment, &factors, seed)?;
     }
