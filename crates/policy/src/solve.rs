@@ -103,6 +103,13 @@ pub fn solve<O: Objective>(objective: O, problem: &Problem<'_>) -> Result<Soluti
         None => (0.0, 0.0),
     };
     let mut assembly = Assembly::new(objective, problem, low, high);
+    if low == high && demand.last_threshold == high {
+        assembly.precomputed = Some(Precomputed {
+            rates: std::mem::take(&mut demand.last_rates),
+            host_total: std::mem::take(&mut demand.host_total),
+            host_slope: std::mem::take(&mut demand.host_slope),
+        });
+    }
     let lambda0 = assembly.run();
     passes += assembly.pages_visited as f64 / page_count as f64;
     let mut budget_used = CompensatedSum::default();
@@ -162,6 +169,10 @@ struct TotalDemand<'p, O> {
     host_total: Vec<f64>,
     host_slope: Vec<f64>,
     pages_visited: u64,
+    /// The rates of the last evaluation (full problems only), and its threshold: when the search
+    /// ends on that threshold the assembly need not compute them again.
+    last_rates: Vec<f64>,
+    last_threshold: f64,
 }
 
 impl<'p, O: Objective> TotalDemand<'p, O> {
@@ -176,6 +187,8 @@ impl<'p, O: Objective> TotalDemand<'p, O> {
             host_total: vec![0.0; host_count],
             host_slope: vec![0.0; host_count],
             pages_visited: 0,
+            last_rates: if stride == 1 { vec![0.0; pages.len()] } else { Vec::new() },
+            last_threshold: f64::NAN,
         }
     }
 }
@@ -184,12 +197,17 @@ impl<O: Objective> Demand for TotalDemand<'_, O> {
     fn demand(&mut self, threshold: f64) -> (f64, f64) {
         let objective = self.objective;
         self.pages_visited += self.pages.len().div_ceil(self.stride) as u64;
+        self.last_threshold = threshold;
+        let keep = !self.last_rates.is_empty();
         let mut total = CompensatedSum::default();
         let mut slope = 0.0;
         match self.hosts {
             None => {
-                for page in self.pages.iter().step_by(self.stride) {
+                for (index, page) in self.pages.iter().enumerate().step_by(self.stride) {
                     let answer = objective.rate_at_marginal(*page, threshold);
+                    if keep {
+                        self.last_rates[index] = answer.rate;
+                    }
                     total.add(answer.rate);
                     slope += answer.slope;
                 }
@@ -197,9 +215,12 @@ impl<O: Objective> Demand for TotalDemand<'_, O> {
             Some(hosts) => {
                 self.host_total.fill(0.0);
                 self.host_slope.fill(0.0);
-                let paired = self.pages.iter().zip(hosts.host_of_page);
-                for (page, &host) in paired.step_by(self.stride) {
+                let paired = self.pages.iter().zip(hosts.host_of_page).enumerate();
+                for (index, (page, &host)) in paired.step_by(self.stride) {
                     let answer = objective.rate_at_marginal(*page, threshold);
+                    if keep {
+                        self.last_rates[index] = answer.rate;
+                    }
                     self.host_total[host as usize] += answer.rate;
                     self.host_slope[host as usize] += answer.slope;
                 }
@@ -220,21 +241,25 @@ impl<O: Objective> Demand for TotalDemand<'_, O> {
     }
 }
 
-/// Demand of one host's pages alone: `S_i(μ)` and its slope.
+/// Demand of one host's pages alone: `S_i(μ)` and its slope; writes the member pages' rates.
 struct HostDemand<'p, O> {
     objective: O,
     pages: &'p [Page],
     members: &'p [u32],
+    rates: &'p mut [f64],
     pages_visited: u64,
+    last_threshold: f64,
 }
 
 impl<O: Objective> Demand for HostDemand<'_, O> {
     fn demand(&mut self, threshold: f64) -> (f64, f64) {
         self.pages_visited += self.members.len() as u64;
+        self.last_threshold = threshold;
         let mut total = CompensatedSum::default();
         let mut slope = 0.0;
         for &member in self.members {
             let answer = self.objective.rate_at_marginal(self.pages[member as usize], threshold);
+            self.rates[member as usize] = answer.rate;
             total.add(answer.rate);
             slope += answer.slope;
         }
@@ -252,6 +277,15 @@ struct Assembly<'p, O> {
     rates: Vec<f64>,
     host_lambda: Vec<f64>,
     pages_visited: u64,
+    /// Rates and host demand (with its slope) at `high`, when the search already computed them.
+    precomputed: Option<Precomputed>,
+}
+
+/// What the last evaluation of the search left behind, at the threshold it ended on.
+struct Precomputed {
+    rates: Vec<f64>,
+    host_total: Vec<f64>,
+    host_slope: Vec<f64>,
 }
 
 impl<'p, O: Objective> Assembly<'p, O> {
@@ -264,6 +298,7 @@ impl<'p, O: Objective> Assembly<'p, O> {
             rates: Vec::new(),
             host_lambda: vec![0.0; problem.host_count()],
             pages_visited: 0,
+            precomputed: None,
         }
     }
 
@@ -273,21 +308,38 @@ impl<'p, O: Objective> Assembly<'p, O> {
         let pages = self.problem.pages;
         let exact = self.low == self.high;
         let host_count = self.problem.host_count();
-        // Pass 1: rates at `high`; host demand at both ends.
+        // Pass 1: rates at `high`; host demand (and its slope) at `high`, and at `low`.
         let mut host_high = vec![0.0; host_count];
+        let mut host_slope = vec![0.0; host_count];
         let mut host_low = vec![0.0; host_count];
-        self.rates = Vec::with_capacity(pages.len());
-        for (index, page) in pages.iter().enumerate() {
-            let rate_high = objective.rate_at_marginal(*page, self.high).rate;
-            self.rates.push(rate_high);
-            if let Some(hosts) = self.problem.hosts {
-                let host = hosts.host_of_page[index] as usize;
-                host_high[host] += rate_high;
-                host_low[host] +=
-                    if exact { rate_high } else { objective.rate_at_marginal(*page, self.low).rate };
+        match self.precomputed.take() {
+            Some(precomputed) if exact => {
+                self.rates = precomputed.rates;
+                if self.problem.hosts.is_some() {
+                    host_high = precomputed.host_total;
+                    host_slope = precomputed.host_slope;
+                    host_low.clone_from(&host_high);
+                }
+            }
+            _ => {
+                self.rates = Vec::with_capacity(pages.len());
+                for (index, page) in pages.iter().enumerate() {
+                    let answer = objective.rate_at_marginal(*page, self.high);
+                    self.rates.push(answer.rate);
+                    if let Some(hosts) = self.problem.hosts {
+                        let host = hosts.host_of_page[index] as usize;
+                        host_high[host] += answer.rate;
+                        host_slope[host] += answer.slope;
+                        host_low[host] += if exact {
+                            answer.rate
+                        } else {
+                            objective.rate_at_marginal(*page, self.low).rate
+                        };
+                    }
+                }
+                self.pages_visited += pages.len() as u64;
             }
         }
-        self.pages_visited += pages.len() as u64;
         // Hosts whose cap binds even at the smaller-rate end `high` get their own threshold
         // (above `high`). The others may still reach their cap inside the bracket: they spread the
         // rest of the budget, each at most up to `min(k_i, S_i(low))`.
@@ -304,7 +356,8 @@ impl<'p, O: Objective> Assembly<'p, O> {
             let (starts, members) = group_by_host(hosts.host_of_page, host_count);
             for host in (0..host_count).filter(|&host| capped[host]) {
                 let host_members = &members[starts[host]..starts[host + 1]];
-                let threshold = self.solve_host(host_members, hosts.capacity[host]);
+                let guess = self.host_guess(host_high[host], host_slope[host], hosts.capacity[host]);
+                let threshold = self.solve_host(host_members, hosts.capacity[host], guess);
                 self.host_lambda[host] = (threshold - self.high).max(0.0);
                 committed.add(hosts.capacity[host]);
             }
@@ -371,15 +424,41 @@ impl<'p, O: Objective> Assembly<'p, O> {
         self.high - blend * (self.high - self.low)
     }
 
+    /// A starting threshold for a binding host: one Newton step in `ln μ` on `ln S_i` from `high`,
+    /// where the host's demand `S_i` and its slope are known from pass 1.
+    fn host_guess(&self, demand: f64, slope: f64, capacity: f64) -> f64 {
+        if self.high <= 0.0 || self.high.is_nan() {
+            return 1.0;
+        }
+        if demand.is_finite() && demand > 0.0 && slope < 0.0 {
+            let elasticity = self.high * slope / demand;
+            let step = -(demand.ln() - capacity.ln()) / elasticity;
+            if step.is_finite() && step > 0.0 {
+                return self.high * step.min(50.0).exp();
+            }
+        }
+        self.high
+    }
+
     /// Solves one binding host's own problem (its pages, budget `capacity`), writes its pages'
     /// rates, and returns its threshold `λ_i + λ_0`.
-    fn solve_host(&mut self, host_members: &[u32], capacity: f64) -> f64 {
+    fn solve_host(&mut self, host_members: &[u32], capacity: f64, guess: f64) -> f64 {
         let objective = self.objective;
         let pages = self.problem.pages;
-        let mut demand = HostDemand { objective, pages, members: host_members, pages_visited: 0 };
-        let guess = if self.high > 0.0 { self.high } else { 1.0 };
+        let mut demand = HostDemand {
+            objective,
+            pages,
+            members: host_members,
+            rates: &mut self.rates,
+            pages_visited: 0,
+            last_threshold: f64::NAN,
+        };
         let bracket = find_threshold(&mut demand, capacity, guess);
         self.pages_visited += demand.pages_visited;
+        if bracket.low == bracket.high && demand.last_threshold == bracket.high {
+            // The last evaluation already wrote this host's rates at its threshold.
+            return bracket.high;
+        }
         let spread = bracket.demand_low - bracket.demand_high;
         let blend = if bracket.low < bracket.high && spread > 0.0 {
             ((capacity - bracket.demand_high) / spread).clamp(0.0, 1.0)
