@@ -109,6 +109,9 @@ pub fn solve<O: Objective>(objective: O, problem: &Problem<'_>) -> Result<Soluti
             host_total: std::mem::take(&mut demand.host_total),
             host_slope: std::mem::take(&mut demand.host_slope),
         });
+    } else {
+        // Not needed: free it before the assembly allocates its own rates (8 bytes per page).
+        demand.last_rates = Vec::new();
     }
     let lambda0 = assembly.run();
     passes += assembly.pages_visited as f64 / page_count as f64;
