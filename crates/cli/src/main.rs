@@ -7,6 +7,8 @@
 
 mod input;
 mod output;
+#[allow(dead_code)] // Used by `freshet simulate` (next commit); tested here.
+mod plot;
 mod solve;
 mod summary;
 
