@@ -1,14 +1,15 @@
 //! The freshet command line: `freshet solve` computes the optimal refresh rate of every page
-//! for a fetch budget (and optional per-host caps); `simulate`, `crawl` and `demo` come later.
+//! for a fetch budget (and optional per-host caps); `crawl` and `demo` come later.
 //!
 //! `main` only parses the arguments and turns the outcome into an exit status: 0 on success,
 //! 1 when a command fails (the message, on standard error, names the file, line and field at
 //! fault), 2 for a usage error. Each subcommand lives in its own module.
+//! `freshet simulate` runs revisit policies on a simulated changing web (crate `freshet-sim`).
 
 mod input;
 mod output;
-#[allow(dead_code)] // Used by `freshet simulate` (next commit); tested here.
 mod plot;
+mod simulate;
 mod solve;
 mod summary;
 
@@ -31,6 +32,9 @@ enum Command {
     /// Optimal refresh rates for every page under a fetch budget (and optional per-host caps).
     #[command(long_about = solve::LONG_ABOUT, after_long_help = solve::AFTER_LONG_HELP)]
     Solve(solve::SolveArgs),
+    /// Run revisit policies on a simulated changing web and measure the freshness each keeps.
+    #[command(long_about = simulate::LONG_ABOUT, after_long_help = simulate::after_long_help())]
+    Simulate(simulate::SimulateArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,5 +59,6 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Solve(args) => solve::run(&args),
+        Command::Simulate(args) => simulate::run(&args),
     }
 }

@@ -1,0 +1,69 @@
+//! Builds a named policy for a configuration.
+
+use freshet_policy::Page;
+
+use super::carousel::CarouselPolicy;
+use super::gate::Gate;
+use super::greedy::GreedyPolicy;
+use super::learn::Learner;
+use super::nutch::NutchPolicy;
+use super::poisson::PoissonPolicy;
+use super::rates::Budget;
+use super::source::RateSource;
+use super::{Policy, PolicyKind, RatesMode};
+use crate::error::Result;
+use crate::model::{Config, Host};
+use crate::politeness::HostClock;
+
+/// The policy `kind` for `config`, with true rates or learning them (`rates`), wrapped in the
+/// politeness gate when any host is limited. `config` should be valid ([`Config::validate`]).
+///
+/// # Errors
+/// [`crate::SimError::Solver`] if the solver rejects the initial problem.
+pub fn build(config: &Config, kind: PolicyKind, rates: RatesMode) -> Result<Box<dyn Policy>> {
+    let known: Vec<Page> =
+        config.pages.iter().map(|page| Page::new(page.weight, page.process.mean_rate())).collect();
+    let host_of_page: Vec<u32> = config.pages.iter().map(|page| page.host).collect();
+    let limited = config.has_host_limits();
+    let budget = Budget {
+        total: config.budget,
+        host_of_page: host_of_page.clone(),
+        caps: limited.then(|| config.hosts.iter().map(Host::effective_capacity).collect()),
+    };
+    let learner = match rates {
+        RatesMode::Known => None,
+        RatesMode::Learned => Some(Learner::new(
+            known.iter().map(|page| page.weight).collect(),
+            host_of_page.clone(),
+            config.hosts.len(),
+            config.budget,
+        )),
+    };
+    let clocks = || config.hosts.iter().map(|host| HostClock::new(host, config.capacity_window)).collect();
+    let source = RateSource::new(kind, budget, learner);
+    let policy: Box<dyn Policy> = match kind {
+        PolicyKind::NutchAdaptive => Box::new(NutchPolicy::new(config.pages.len(), config.budget)),
+        PolicyKind::Greedy => {
+            let pages = match rates {
+                RatesMode::Known => known,
+                RatesMode::Learned => source.initial_pages(),
+            };
+            let hosts = limited.then(clocks);
+            Box::new(GreedyPolicy::new(source, pages, host_of_page.clone(), hosts, config.budget))
+        }
+        PolicyKind::PoissonOptimal => {
+            let initial = source.initial(&known)?;
+            Box::new(PoissonPolicy::new(source, &initial))
+        }
+        PolicyKind::Uniform
+        | PolicyKind::ChangeProportional
+        | PolicyKind::WeightProportional
+        | PolicyKind::PeriodicOptimal
+        | PolicyKind::PoissonOptimalCarousel
+        | PolicyKind::ChangesOptimal => {
+            let initial = source.initial(&known)?;
+            Box::new(CarouselPolicy::new(source, &initial))
+        }
+    };
+    Ok(if limited { Box::new(Gate::new(policy, host_of_page, clocks())) } else { policy })
+}

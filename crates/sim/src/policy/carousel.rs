@@ -1,0 +1,46 @@
+//! Rate policies executed by the deterministic carousel of `freshet-schedule`: `uniform`,
+//! `change-proportional`, `weight-proportional`, `periodic-optimal`,
+//! `poisson-optimal-carousel`, `changes-optimal`.
+
+use freshet_schedule::Carousel;
+
+use super::source::RateSource;
+use super::{Fetch, Observation, Policy};
+use crate::rng::SimRng;
+
+/// Fetches slot after slot (slot length `1/Σ f`) the page the carousel names.
+#[derive(Debug, Clone)]
+pub(crate) struct CarouselPolicy {
+    source: RateSource,
+    carousel: Option<Carousel>,
+    /// Time of slot 0 of the current carousel.
+    origin: f64,
+}
+
+impl CarouselPolicy {
+    /// A carousel over `rates` starting at time `1/Σ f` (time 0 is the initial crawl); no
+    /// fetch at all if every rate is 0.
+    pub(crate) fn new(source: RateSource, rates: &[f64]) -> Self {
+        let carousel = Carousel::new(rates).ok();
+        let origin = carousel.as_ref().map_or(0.0, Carousel::slot_length);
+        Self { source, carousel, origin }
+    }
+}
+
+impl Policy for CarouselPolicy {
+    fn next_fetch(&mut self, now: f64, _rng: &mut SimRng) -> Option<Fetch> {
+        let fetch = self.carousel.as_mut()?.next_fetch();
+        Some(Fetch { page: fetch.page, time: (self.origin + fetch.time).max(now) })
+    }
+
+    fn observe(&mut self, observation: &Observation) {
+        if let Some(rates) = self.source.observe(observation) {
+            // Restart the carousel on the new rates, one slot after this fetch; keep the old
+            // one if the new rates are unusable.
+            if let Ok(carousel) = Carousel::new(&rates) {
+                self.origin = observation.time + carousel.slot_length();
+                self.carousel = Some(carousel);
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Determinism, politeness and learning, on a mixed instance with host limits.
+
+mod common;
+
+use freshet_sim::{
+    ChangeProcess, Config, Fetch, Host, Observation, Policy, PolicyKind, RatesMode, SimPage, SimRng,
+    simulate, simulate_policy,
+};
+
+/// 60 pages on 3 hosts (one unlimited, two capped, one with a minimum delay), Poisson,
+/// periodic and bursty pages, half of them reporting Last-Modified; budget 12 per time unit
+/// (more than the two capped hosts allow).
+fn mixed(horizon: f64) -> Config {
+    let mut rng = SimRng::new(99);
+    let pages = (0..60u32)
+        .map(|i| {
+            let rate = 0.05 + rng.uniform();
+            let process = match i % 3 {
+                0 => ChangeProcess::Poisson { rate },
+                1 => ChangeProcess::Periodic { rate, jitter: 0.3 },
+                _ => ChangeProcess::Bursty { rate, mean_on: 0.5, mean_off: 2.0 },
+            };
+            SimPage { host: i % 3, weight: 0.1 + rng.uniform(), process, last_modified: i % 2 == 0 }
+        })
+        .collect();
+    let mut config = Config::new(pages, 12.0, horizon);
+    config.hosts =
+        vec![Host::UNLIMITED, Host { capacity: 2.0, min_delay: 0.0 }, Host { capacity: 3.0, min_delay: 0.4 }];
+    config
+}
+
+#[test]
+fn same_seed_same_summary_for_every_policy_and_mode() {
+    let config = mixed(300.0);
+    for kind in PolicyKind::ALL {
+        for rates in [RatesMode::Known, RatesMode::Learned] {
+            let a = simulate(&config, kind, rates, 5).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let b = simulate(&config, kind, rates, 5).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert_eq!(a, b, "{kind} {rates:?}");
+            let c = simulate(&config, kind, rates, 6).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert_ne!(a.weighted_freshness, c.weighted_freshness, "{kind} {rates:?}: the seed matters");
+        }
+    }
+}
+
+/// Pinned numbers: a change to the simulator's random streams or arithmetic shows up here.
+#[test]
+fn pinned_summary() {
+    let config = Config::poisson(&[(1.0, 1.0), (2.0, 0.5)], 1.0, 1000.0);
+    let summary =
+        simulate(&config, PolicyKind::PeriodicOptimal, RatesMode::Known, 1).unwrap_or_else(|e| panic!("{e}"));
+    println!("{summary:?}");
+    assert_eq!(summary.fetches, 999);
+    assert!((summary.weighted_freshness - PINNED_FRESHNESS).abs() < 1e-12, "{}", summary.weighted_freshness);
+}
+
+const PINNED_FRESHNESS: f64 = 0.5510716385215185;
+
+#[test]
+fn no_politeness_violations_on_a_host_capped_instance() {
+    let config = mixed(500.0);
+    for kind in PolicyKind::ALL {
+        for rates in [RatesMode::Known, RatesMode::Learned] {
+            let summary = simulate(&config, kind, rates, 3).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert_eq!(summary.violations.total(), 0, "{kind} {rates:?}: {:?}", summary.violations);
+            assert!(summary.fetch_rate <= 12.0 * 1.05, "{kind}: {} fetches per unit", summary.fetch_rate);
+            assert!(summary.measured_fetches > 0, "{kind} {rates:?} fetched nothing");
+            println!(
+                "{kind:>26} {:>7}: freshness {:.4}, fetch rate {:.2}",
+                rates.name(),
+                summary.weighted_freshness,
+                summary.fetch_rate
+            );
+        }
+    }
+}
+
+/// Fetches page 0 (on the host with min delay 0.4) every 0.1: the meter must count it.
+struct Impolite {
+    next: f64,
+}
+
+impl Policy for Impolite {
+    fn next_fetch(&mut self, _now: f64, _rng: &mut SimRng) -> Option<Fetch> {
+        self.next += 0.1;
+        Some(Fetch { page: 2, time: self.next })
+    }
+    fn observe(&mut self, _observation: &Observation) {}
+}
+
+#[test]
+fn the_meter_counts_violations_it_does_not_prevent_them() {
+    let config = mixed(10.05);
+    let summary = simulate_policy(&config, &mut Impolite { next: 0.0 }, "impolite", "none", 1)
+        .unwrap_or_else(|e| panic!("{e}"));
+    // 100 fetches 0.1 apart on a host with minimum delay 0.4: all but the first break it.
+    assert_eq!(summary.fetches, 100);
+    assert_eq!(summary.violations.min_delay, 99);
+    assert!(summary.violations.capacity > 0);
+}
+
+/// Learned-rate `periodic-optimal` on the first 100 pages of the Fig. 1 uniform set at
+/// R = 20 (a uniform pass every 5 time units, so a pass is informative about rates in
+/// [0, 1]), measured after every page has had about 20 fetches, against known rates.
+#[test]
+fn learned_rates_reach_95_percent_of_known() {
+    let pages: Vec<(f64, f64)> = common::load_pages("azar-fig1-uniform.csv").into_iter().take(100).collect();
+    let budget = 20.0;
+    let round = pages.len() as f64 / budget; // one uniform pass
+    let mut config = common::config(&pages, budget, 40.0 * round);
+    config.warmup_fraction = 0.5; // measure from ~20 fetches per page on
+    let known =
+        simulate(&config, PolicyKind::PeriodicOptimal, RatesMode::Known, 8).unwrap_or_else(|e| panic!("{e}"));
+    let learned = simulate(&config, PolicyKind::PeriodicOptimal, RatesMode::Learned, 8)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ratio = learned.weighted_freshness / known.weighted_freshness;
+    println!(
+        "learned {:.4} / known {:.4} = {ratio:.4}",
+        learned.weighted_freshness, known.weighted_freshness
+    );
+    assert!(ratio >= 0.95, "learned reaches only {ratio:.4} of known");
+}
