@@ -18,8 +18,8 @@
 //!   slot, kept for comparison.
 //! - [`DiscrepancyMeter`]: measures `max |N_i(T) − T·p_i|` of any sequence over all prefixes.
 //!
-//! A later module will hold the online threshold scheduler driven by the crawl value function
-//! of seed 003_aad34b8e7abe1f9a.txt; it is not built yet.
+//! The [`online`] module holds the online threshold scheduler driven by the crawl value function
+//! of seed 003_aad34b8e7abe1f9a.txt: sans-IO, politeness-safe, with `λ_0` steered by the budget.
 //!
 //! # The bound
 //! Let `N_i(T)` be the number of fetches of page `i` in the first `T` slots and
@@ -92,6 +92,7 @@ mod carousel;
 mod credit;
 mod discrepancy;
 mod error;
+pub mod online;
 mod point;
 mod shares;
 mod windows;

@@ -1,0 +1,143 @@
+//! Criterion bench of the online scheduler: `next`/`fetched` pairs per second with 10^7 pages on
+//! 10^5 hosts (seeded: Zipf-like weights, log-uniform change rates, a tenth of the hosts capped),
+//! and its memory per page. `λ_0` is warm-started from the batch solver (as a deployment would,
+//! from its previous run), so the steady state is the equilibrium, not a transient. Setup
+//! (adding the pages and the whole first crawl) is timed once, outside criterion; then a long
+//! run of 10^7 pairs; then criterion times batches of 10^5 pairs.
+//!
+//! `cargo bench -p freshet-schedule --bench online` (`FRESHET_BENCH_PAGES` overrides 10^7).
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use freshet_policy::objective::Freshness;
+use freshet_policy::{Page, Problem, solve};
+use freshet_schedule::online::{Budget, Decision, HostId, Outcome, PageId, Politeness, Scheduler};
+
+const HOSTS: u32 = 100_000;
+const BATCH: u64 = 100_000;
+
+/// SplitMix64: a seeded generator, so the instance is the same on every run.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next_f64(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Runs `pairs` next/fetched pairs (fetches complete instantly), jumping time to each
+/// `WaitUntil`. Returns the pairs done.
+fn drive(scheduler: &mut Scheduler, now: &mut f64, pairs: u64) -> u64 {
+    let mut done = 0;
+    while done < pairs {
+        match scheduler.next(*now) {
+            Decision::Fetch { page, .. } => {
+                scheduler.fetched(page, Outcome::Fetched, *now).unwrap();
+                done += 1;
+            }
+            Decision::WaitUntil(time) => *now = time,
+            Decision::Idle => break,
+        }
+    }
+    done
+}
+
+fn build(pages: u32) -> (Scheduler, f64) {
+    let mut rng = SplitMix(42);
+    let mut instance = Vec::with_capacity(pages as usize);
+    let mut host_of_page = Vec::with_capacity(pages as usize);
+    for _ in 0..pages {
+        let weight = 1.0 / (1.0 + rng.next_f64() * 1000.0);
+        let change_rate = 10f64.powf(-3.0 + 3.0 * rng.next_f64());
+        instance.push(Page::new(weight, change_rate));
+        host_of_page.push((rng.next_f64() * f64::from(HOSTS)) as u32);
+    }
+    let capacity: Vec<f64> =
+        (0..HOSTS).map(|host| if host % 10 == 0 { 5.0 } else { f64::INFINITY }).collect();
+    // Budget: about one fetch per page per 10 time units.
+    let budget = f64::from(pages) / 10.0;
+    let solved = Instant::now();
+    let solution =
+        solve(Freshness, &Problem::host_capped(&instance, budget, &host_of_page, &capacity)).unwrap();
+    eprintln!(
+        "solver: λ_0 {:.4e} in {:?}, {} hosts capped, {} pages at rate 0",
+        solution.lambda0,
+        solved.elapsed(),
+        solution.hosts_capped(),
+        solution.pages_not_fetched()
+    );
+    let rss_before = resident_bytes().unwrap_or(0);
+    let started = Instant::now();
+    let budget = Budget { initial_lambda0: Some(solution.lambda0), ..Budget::new(budget) };
+    let mut scheduler = Scheduler::freshness(budget).unwrap();
+    for (host, &cap) in capacity.iter().enumerate() {
+        scheduler.set_host(HostId(host as u32), Politeness::rate(cap)).unwrap();
+    }
+    for (page, (parameters, &host)) in instance.iter().zip(&host_of_page).enumerate() {
+        scheduler
+            .add(PageId(page as u32), HostId(host), parameters.weight, parameters.change_rate, 0.0)
+            .unwrap();
+    }
+    drop((instance, host_of_page));
+    let added = started.elapsed();
+    let mut now = 0.0;
+    let first_crawl = Instant::now();
+    let pairs = drive(&mut scheduler, &mut now, u64::from(pages));
+    let crawl = first_crawl.elapsed();
+    let rss_after = resident_bytes().unwrap_or(0);
+    eprintln!(
+        "setup: {pages} pages added in {added:?}; first {pairs} pairs in {crawl:?} ({:.0} pairs/s); \
+         λ_0 {:.4e}; allocated {} B ({:.1} B/page); RSS grew {} B ({:.1} B/page); {:?}",
+        pairs as f64 / crawl.as_secs_f64(),
+        scheduler.lambda0(),
+        scheduler.allocated_bytes(),
+        scheduler.allocated_bytes() as f64 / f64::from(pages),
+        rss_after.saturating_sub(rss_before),
+        rss_after.saturating_sub(rss_before) as f64 / f64::from(pages),
+        scheduler.stats(),
+    );
+    (scheduler, now)
+}
+
+fn online(criterion: &mut Criterion) {
+    let pages =
+        std::env::var("FRESHET_BENCH_PAGES").ok().and_then(|value| value.parse().ok()).unwrap_or(10_000_000);
+    let (mut scheduler, mut now) = build(pages);
+    // Steady state: a long run of pairs after the first crawl.
+    let long = Instant::now();
+    let start_time = now;
+    let pairs = drive(&mut scheduler, &mut now, 10_000_000);
+    let elapsed = long.elapsed();
+    eprintln!(
+        "steady state: {pairs} pairs in {elapsed:?}: {:.0} pairs/s; simulated time {now:.2} ({:.0} fetches per \
+         unit, budget {}); λ_0 {:.4e}; {:?}",
+        pairs as f64 / elapsed.as_secs_f64(),
+        pairs as f64 / (now - start_time),
+        scheduler.budget().rate,
+        scheduler.lambda0(),
+        scheduler.stats()
+    );
+    let mut group = criterion.benchmark_group("online");
+    group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(10));
+    group.throughput(criterion::Throughput::Elements(BATCH));
+    group.bench_function(format!("next+fetched/{pages}-pages"), |bencher| {
+        bencher.iter(|| drive(&mut scheduler, &mut now, BATCH));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, online);
+criterion_main!(benches);

@@ -1,0 +1,303 @@
+//! The deciding verbs: [`Scheduler::next`] and [`Scheduler::fetched`], and the host queue keys
+//! they maintain.
+
+use freshet_policy::Objective;
+
+use super::host::{HostEntry, ParkedHost};
+use super::keys::{due_time, value_now};
+use super::page::PageEntry;
+use super::scheduler::{CAPPED_HOST_LAMBDA, HOST_KEY_MARGIN, REKEY_TOLERANCE};
+use super::{Decision, HostId, OnlineError, OnlineResult, Outcome, PageId, Scheduler};
+
+impl<O: Objective> Scheduler<O> {
+    /// What to do at `now`: fetch a page, wait, or nothing.
+    ///
+    /// A page is fetched when its host's slot is free (politeness) and a budget token is there,
+    /// and it heads its host's queue (earliest to reach `λ_0 + λ_i`) with `V(τ) ≥ λ_0`. Among
+    /// ready hosts, the one ready earliest goes first. `now` earlier than a previous call (or NaN)
+    /// counts as the latest time seen.
+    pub fn next(&mut self, now: f64) -> Decision {
+        self.advance(now);
+        if !self.started {
+            match self.initial_lambda0() {
+                Some(initial) => self.start_from(initial),
+                None => return Decision::Idle,
+            }
+        }
+        loop {
+            let Some(entry) = self.ready.peek().copied() else { return Decision::Idle };
+            let live = self
+                .hosts
+                .get(entry.host as usize)
+                .is_some_and(|host| host.present && host.generation == entry.generation);
+            if !live {
+                self.ready.pop();
+                continue;
+            }
+            let token_time = self.controller.token_time(self.clock);
+            if entry.key > self.clock || token_time > self.clock {
+                return Decision::WaitUntil(entry.key.max(token_time));
+            }
+            self.ready.pop();
+            self.hosts[entry.host as usize].ready_key = f64::INFINITY;
+            let Some((ready_at, head)) = self.host_ready_time(entry.host, self.lambda0) else { continue };
+            if ready_at == f64::INFINITY {
+                self.park(entry.host);
+                continue;
+            }
+            if ready_at > self.clock {
+                self.push_host(entry.host, ready_at);
+                continue;
+            }
+            return self.start_fetch(entry.host, head);
+        }
+    }
+
+    /// Reports the end of a fetch that [`next`](Self::next) started; releases its host's slot.
+    /// `now` is when it ended (the next start on the host is no earlier, and at least the host's
+    /// gap after this one's start).
+    ///
+    /// # Errors
+    /// [`OnlineError::UnknownPage`], [`OnlineError::NotInFlight`], [`OnlineError::InvalidBackOff`].
+    pub fn fetched(&mut self, page: PageId, outcome: Outcome, now: f64) -> OnlineResult<()> {
+        if let Outcome::BackOff { retry_after } = outcome
+            && (retry_after.is_nan() || retry_after < 0.0)
+        {
+            return Err(OnlineError::InvalidBackOff { page, retry_after });
+        }
+        let slot = self.pages.get(page.0 as usize).copied().ok_or(OnlineError::UnknownPage(page))?;
+        if !slot.in_flight() {
+            return Err(if slot.is_present() {
+                OnlineError::NotInFlight(page)
+            } else {
+                OnlineError::UnknownPage(page)
+            });
+        }
+        self.advance(now);
+        let clock = self.clock;
+        let host =
+            self.hosts.get_mut(slot.host as usize).ok_or(OnlineError::UnknownHost(HostId(slot.host)))?;
+        host.in_flight = None;
+        let earliest_by_gap = earliest_after(host.last_start, host.politeness.gap());
+        let page_slot = &mut self.pages[page.0 as usize];
+        match outcome {
+            Outcome::Fetched | Outcome::Failed => {
+                page_slot.mark_fetched(host.last_start);
+                host.free_at = earliest_by_gap.max(clock);
+            }
+            Outcome::BackOff { retry_after } => host.free_at = earliest_by_gap.max(clock + retry_after),
+        }
+        page_slot.set_in_flight(false);
+        if page_slot.is_present() {
+            self.enqueue(page.0);
+        }
+        self.schedule_host(slot.host);
+        Ok(())
+    }
+
+    /// Moves the clock to `now` (never backwards), runs the budget controller, and rebuilds the
+    /// global queue if `λ_0` fell below the margin its keys were computed with.
+    pub(super) fn advance(&mut self, now: f64) {
+        if now > self.clock {
+            if self.started && self.clock.is_finite() {
+                self.controller.advance(now - self.clock);
+            }
+            self.clock = now;
+        }
+        self.refresh_lambda0();
+    }
+
+    fn refresh_lambda0(&mut self) {
+        if !self.started {
+            return;
+        }
+        self.lambda0 = self.controller.lambda0();
+        // A rebuild costs O(hosts): at most one per `hosts` fetches, so O(1) amortised; between
+        // two, keys may be late by the drift of λ_0 below its margin.
+        let paid = self.stats.fetches - self.fetches_at_rebuild >= self.hosts.len() as u64;
+        if self.lambda0 < self.keyed_lambda0 && paid {
+            self.rebuild_ready();
+        }
+        self.unpark();
+    }
+
+    /// The configured initial `λ_0`, or half the mean `V(∞)` of the pages present.
+    fn initial_lambda0(&self) -> Option<f64> {
+        if let Some(initial) = self.budget.initial_lambda0 {
+            return Some(initial);
+        }
+        let (sum, count) =
+            self.pages.iter().filter(|slot| slot.is_present()).fold((0.0, 0_u64), |(sum, count), slot| {
+                (sum + self.objective.marginal_at_zero(slot.page()), count + 1)
+            });
+        let mean = sum / count as f64;
+        (count > 0 && mean.is_finite() && mean > 0.0).then_some(mean / 2.0)
+    }
+
+    /// Re-keys `host` in the global queue, conservatively: with `λ_0·HOST_KEY_MARGIN`, so the key
+    /// is no later than the host's true ready time unless `λ_0` falls by more than the margin.
+    pub(super) fn schedule_host(&mut self, host: u32) {
+        let threshold = self.lambda0 * HOST_KEY_MARGIN;
+        if let Some(state) = self.hosts.get_mut(host as usize) {
+            state.generation = state.generation.wrapping_add(1);
+            state.ready_key = f64::INFINITY;
+        }
+        match self.host_ready_time(host, threshold) {
+            Some((f64::INFINITY, _)) => self.park(host),
+            Some((ready_at, _)) => {
+                self.push_host(host, ready_at);
+                self.keyed_lambda0 = self.keyed_lambda0.max(threshold);
+            }
+            None => {}
+        }
+    }
+
+    /// Parks a host none of whose pages is ever worth a fetch at the current threshold: its `λ_i`
+    /// is reset (its capacity does not bind), its queue re-keyed under `λ_0`, and it waits in the
+    /// parked queue until `λ_0` falls below its best page's `V(∞)`.
+    fn park(&mut self, host: u32) {
+        let lambda0 = self.lambda0;
+        let Some(state) = self.hosts.get_mut(host as usize) else { return };
+        state.lambda = 0.0;
+        state.rekey(self.objective, &self.pages, lambda0);
+        self.stats.host_rekeys += 1;
+        let objective = self.objective;
+        let best = state
+            .queue
+            .iter()
+            .filter_map(|entry| self.pages.get(entry.page as usize))
+            .map(|slot| objective.marginal_at_zero(slot.page()))
+            .fold(f64::NEG_INFINITY, f64::max);
+        state.generation = state.generation.wrapping_add(1);
+        state.ready_key = f64::INFINITY;
+        if best > 0.0 {
+            self.parked.push(ParkedHost { level: best, host, generation: state.generation });
+        }
+    }
+
+    /// Brings back the parked hosts whose best page has become worth a fetch.
+    fn unpark(&mut self) {
+        while let Some(parked) = self.parked.peek().copied() {
+            if parked.level <= self.lambda0 {
+                return;
+            }
+            self.parked.pop();
+            let live = self
+                .hosts
+                .get(parked.host as usize)
+                .is_some_and(|state| state.generation == parked.generation);
+            if live {
+                self.schedule_host(parked.host);
+            }
+        }
+    }
+
+    /// Puts `host` in the global queue at `key` (if finite), replacing its previous entry.
+    fn push_host(&mut self, host: u32, key: f64) {
+        let Some(state) = self.hosts.get_mut(host as usize) else { return };
+        state.generation = state.generation.wrapping_add(1);
+        state.ready_key = key;
+        if key.is_finite() {
+            self.ready.push(HostEntry { key, host, generation: state.generation });
+        }
+        if self.ready.len() > 2 * self.hosts.len() + 1024 {
+            self.rebuild_ready();
+        }
+    }
+
+    /// When `host` may start its head page if pages are eligible from `threshold` on: the later
+    /// of its slot's free time and the time the head's value reaches `threshold`. `None` if the
+    /// host is absent, in flight, or has no page. Re-keys the host's queue first if its
+    /// threshold drifted.
+    pub(super) fn host_ready_time(&mut self, host: u32, threshold: f64) -> Option<(f64, PageEntry)> {
+        let lambda0 = self.lambda0;
+        let state = self.hosts.get_mut(host as usize)?;
+        if !state.present || state.in_flight.is_some() {
+            return None;
+        }
+        let host_threshold = lambda0 + state.lambda;
+        if state.needs_rekey(host_threshold, REKEY_TOLERANCE) {
+            state.rekey(self.objective, &self.pages, host_threshold);
+            self.stats.host_rekeys += 1;
+        }
+        let head = state.head(&self.pages)?;
+        let slot = self.pages.get(head.page as usize)?;
+        let eligible = due_time(self.objective, slot, threshold);
+        let opens = state.free_at.max(self.clock);
+        if eligible > opens && state.lambda > CAPPED_HOST_LAMBDA * lambda0 {
+            // A capacity-bound host serves by value, not by key: it is ready when its slot opens
+            // if any page is eligible then (keys computed under older thresholds may put a page
+            // that is not eligible at the head).
+            let any_eligible = state.queue.iter().any(|entry| {
+                self.pages.get(entry.page as usize).is_some_and(|other| {
+                    other.is_live(entry) && value_now(self.objective, other, opens) >= threshold
+                })
+            });
+            if any_eligible {
+                return Some((opens, head));
+            }
+        }
+        Some((state.free_at.max(eligible), head))
+    }
+
+    /// Starts fetching a page of `host` now: `head` (the live head of its queue), or, on a host
+    /// whose capacity binds, the page of highest value now (seed 003's rule, by a scan).
+    fn start_fetch(&mut self, host: u32, head: PageEntry) -> Decision {
+        let clock = self.clock;
+        let lambda0 = self.lambda0;
+        let chosen = self.page_to_serve(host, head.page, lambda0, clock);
+        let (Some(state), Some(slot)) =
+            (self.hosts.get_mut(host as usize), self.pages.get_mut(chosen as usize))
+        else {
+            return Decision::Idle;
+        };
+        if chosen == head.page {
+            state.queue.pop();
+        } // else its entry goes stale: entries of pages in flight are not live.
+        slot.set_in_flight(true);
+        state.record_service(value_now(self.objective, slot, clock), lambda0);
+        if slot.was_fetched() {
+            self.controller.observe_interval(clock - slot.last);
+        }
+        state.in_flight = Some(chosen);
+        state.last_start = clock;
+        state.generation = state.generation.wrapping_add(1);
+        state.ready_key = f64::INFINITY;
+        state.fetches += 1;
+        self.controller.consume();
+        self.stats.fetches += 1;
+        self.refresh_lambda0();
+        Decision::Fetch { page: PageId(chosen), host: HostId(host) }
+    }
+}
+
+impl<O: Objective> Scheduler<O> {
+    /// The page `host` serves when its slot is free. A host whose `λ_i` shows that its capacity
+    /// binds (pages wait for the slot) serves its highest-value page, found by a scan of its
+    /// queue (`O(n_i)`): keys computed with a lagging `λ_i` would otherwise hand out the slot in
+    /// a near-round-robin order. Other hosts serve their head: the page that reached the
+    /// threshold first, which is also the highest-valued page when nothing waits.
+    pub(super) fn page_to_serve(&self, host: u32, head: u32, lambda0: f64, now: f64) -> u32 {
+        let Some(state) = self.hosts.get(host as usize) else { return head };
+        if state.lambda <= CAPPED_HOST_LAMBDA * lambda0 {
+            return head;
+        }
+        let mut best = (f64::NEG_INFINITY, head);
+        for entry in &state.queue {
+            let Some(slot) = self.pages.get(entry.page as usize) else { continue };
+            if slot.is_live(entry) {
+                let value = value_now(self.objective, slot, now);
+                if value > best.0 || (value == best.0 && entry.page < best.1) {
+                    best = (value, entry.page);
+                }
+            }
+        }
+        if best.0 >= lambda0 { best.1 } else { head }
+    }
+}
+
+/// `start + gap`, rounded up so that `result − start ≥ gap` holds in floating point too.
+fn earliest_after(start: f64, gap: f64) -> f64 {
+    let sum = start + gap;
+    if sum - start < gap { sum + sum.abs() * f64::EPSILON } else { sum }
+}

@@ -1,0 +1,176 @@
+//! Per-host state: politeness slot, emergent threshold `λ_i`, and the queue of its pages.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use freshet_policy::Objective;
+
+use super::Politeness;
+use super::keys::due_time;
+use super::page::{PageEntry, PageSlot};
+
+/// Weight of the latest fetch in the host's `λ_i` (an exponential moving average over about
+/// this many fetches' inverse).
+const HOST_LAMBDA_SMOOTHING: f64 = 1.0 / 16.0;
+
+/// One host.
+#[derive(Clone, Debug, Default)]
+pub(super) struct HostState {
+    pub(super) present: bool,
+    pub(super) politeness: Politeness,
+    /// Its pages (not in flight), earliest key first; may hold stale entries.
+    pub(super) queue: BinaryHeap<PageEntry>,
+    /// Pages of the host that are present (in flight or queued).
+    pub(super) live_pages: u32,
+    /// The page being fetched, if any: at most one in flight.
+    pub(super) in_flight: Option<u32>,
+    /// Start of the latest fetch (`-∞` before the first).
+    pub(super) last_start: f64,
+    /// Earliest start allowed by the gap and any back-off (the slot is also closed while in
+    /// flight).
+    pub(super) free_at: f64,
+    /// `λ_i`: moving average of `max(0, V − λ_0)` of the pages the host served.
+    pub(super) lambda: f64,
+    /// The threshold its queue keys were computed with at the last rebuild.
+    pub(super) keyed_threshold: f64,
+    /// Key of its live entry in the global queue (`∞` when it has none).
+    pub(super) ready_key: f64,
+    /// Generation of its live entry in the global queue.
+    pub(super) generation: u32,
+    /// Fetches started on the host.
+    pub(super) fetches: u64,
+    /// Pages pushed on its queue since the last re-keying.
+    pub(super) pushes_since_rekey: u32,
+}
+
+impl HostState {
+    pub(super) fn new(politeness: Politeness) -> Self {
+        Self {
+            present: true,
+            politeness,
+            last_start: f64::NEG_INFINITY,
+            free_at: f64::NEG_INFINITY,
+            ready_key: f64::INFINITY,
+            ..Self::default()
+        }
+    }
+
+    /// Changes the politeness; the next start still respects the new gap from the last one.
+    pub(super) fn set_politeness(&mut self, politeness: Politeness) {
+        self.politeness = politeness;
+        let gap = politeness.gap();
+        let earliest = self.last_start + gap;
+        let earliest = if earliest - self.last_start < gap {
+            earliest + earliest.abs() * f64::EPSILON
+        } else {
+            earliest
+        };
+        self.free_at = self.free_at.max(earliest);
+    }
+
+    /// The live entry at the head of the queue, dropping stale ones on the way.
+    pub(super) fn head(&mut self, pages: &[PageSlot]) -> Option<PageEntry> {
+        while let Some(entry) = self.queue.peek().copied() {
+            match pages.get(entry.page as usize) {
+                Some(slot) if slot.is_live(&entry) => return Some(entry),
+                _ => {
+                    self.queue.pop();
+                }
+            }
+        }
+        None
+    }
+
+    /// Folds a served page's value into `λ_i`.
+    pub(super) fn record_service(&mut self, value: f64, lambda0: f64) {
+        let excess = (value - lambda0).max(0.0);
+        self.lambda += HOST_LAMBDA_SMOOTHING * (excess - self.lambda);
+    }
+
+    /// Recomputes every live key with `threshold` and drops stale entries: `O(n_i)`.
+    pub(super) fn rekey<O: Objective>(&mut self, objective: O, pages: &[PageSlot], threshold: f64) {
+        let mut entries = std::mem::take(&mut self.queue).into_vec();
+        entries.retain_mut(|entry| match pages.get(entry.page as usize) {
+            Some(slot) if slot.is_live(entry) => {
+                entry.key = due_time(objective, slot, threshold);
+                true
+            }
+            _ => false,
+        });
+        self.queue = BinaryHeap::from(entries);
+        self.keyed_threshold = threshold;
+        self.pushes_since_rekey = 0;
+    }
+
+    /// True when the threshold drifted past `tolerance` from the one the keys were computed with,
+    /// and enough pages were pushed since the last re-keying to pay for another (`O(1)`
+    /// amortised per push).
+    pub(super) fn needs_rekey(&self, threshold: f64, tolerance: f64) -> bool {
+        let drift = (threshold / self.keyed_threshold - 1.0).abs();
+        let paid = 2 * self.pushes_since_rekey as usize >= self.live_pages as usize;
+        (drift > tolerance && paid) || self.needs_compaction()
+    }
+
+    /// True when stale entries outnumber live ones enough to be worth a sweep.
+    pub(super) fn needs_compaction(&self) -> bool {
+        self.queue.len() > 2 * self.live_pages as usize + 16
+    }
+}
+
+/// A host in the global queue, keyed by the earliest time it may serve a page.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct HostEntry {
+    pub(super) key: f64,
+    pub(super) host: u32,
+    pub(super) generation: u32,
+}
+
+impl PartialEq for HostEntry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for HostEntry {}
+
+impl PartialOrd for HostEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for HostEntry {
+    /// Reversed, so that `BinaryHeap` yields the earliest key, then the lowest host.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.key.total_cmp(&self.key).then(other.host.cmp(&self.host))
+    }
+}
+
+/// A host none of whose pages is worth a fetch while `λ_0 ≥ level` (its best page's `V(∞)`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ParkedHost {
+    pub(super) level: f64,
+    pub(super) host: u32,
+    pub(super) generation: u32,
+}
+
+impl PartialEq for ParkedHost {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for ParkedHost {}
+
+impl PartialOrd for ParkedHost {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ParkedHost {
+    /// The highest level first (`BinaryHeap` is a max-heap).
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.level.total_cmp(&other.level).then(other.host.cmp(&self.host))
+    }
+}

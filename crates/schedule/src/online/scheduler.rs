@@ -1,0 +1,346 @@
+//! The [`Scheduler`]: its state, and the verbs that change what it knows (pages, hosts,
+//! threshold). The verbs that decide (`next`, `fetched`) are in `dispatch.rs`.
+
+use std::collections::BinaryHeap;
+
+use freshet_policy::objective::Freshness;
+use freshet_policy::{Objective, Page, PolicyError};
+
+use super::budget::BudgetController;
+use super::host::{HostEntry, HostState, ParkedHost};
+use super::keys::due_time;
+use super::page::{PageEntry, PageSlot};
+use super::{Budget, HostId, OnlineError, OnlineResult, PageId, Politeness};
+
+/// Host keys in the global queue are computed with `λ_0` times this, so they surface a little
+/// early and `λ_0` may fall by up to 10% before any key is late (then the queue is rebuilt).
+pub(super) const HOST_KEY_MARGIN: f64 = 0.9;
+
+/// A host's page queue is re-keyed when its threshold `λ_0 + λ_i` has moved by more than this
+/// fraction since its keys were computed.
+pub(super) const REKEY_TOLERANCE: f64 = 0.05;
+
+/// A host whose `λ_i` exceeds this fraction of `λ_0` counts as capacity-bound: it serves its
+/// highest-value page by a scan. (Waits for budget tokens alone leave `λ_i` near 1% of `λ_0`.)
+pub(super) const CAPPED_HOST_LAMBDA: f64 = 0.05;
+
+/// Counters for tests, benchmarks and dashboards.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Fetches started ([`Decision::Fetch`](super::Decision::Fetch) answers).
+    pub fetches: u64,
+    /// Rebuilds of the global host queue (after `λ_0` fell below a key's margin).
+    pub global_rebuilds: u64,
+    /// Re-keyings of one host's page queue (threshold drift or stale entries).
+    pub host_rekeys: u64,
+}
+
+/// The online threshold scheduler of seed 003 (see the [module docs](super)): sans-IO, generic
+/// over the refresh [`Objective`] (monomorphised), `freshness` by default.
+#[derive(Clone, Debug)]
+pub struct Scheduler<O: Objective = Freshness> {
+    pub(super) objective: O,
+    pub(super) pages: Vec<PageSlot>,
+    pub(super) hosts: Vec<HostState>,
+    /// Hosts that may serve a page, keyed by the earliest time they may; may hold stale entries.
+    pub(super) ready: BinaryHeap<HostEntry>,
+    /// Hosts with nothing worth a fetch at the current `λ_0`, highest `V(∞)` first.
+    pub(super) parked: BinaryHeap<ParkedHost>,
+    pub(super) budget: Budget,
+    pub(super) controller: BudgetController,
+    /// Whether `λ_0` has been initialised (at the first `next`, or by `set_lambda0`).
+    pub(super) started: bool,
+    pub(super) lambda0: f64,
+    /// The latest time seen; time never runs backwards inside the scheduler.
+    pub(super) clock: f64,
+    /// The largest `λ_0·HOST_KEY_MARGIN` any live host key was computed with since the last
+    /// rebuild: if `λ_0` falls below it, some key may be late and the queue is rebuilt.
+    pub(super) keyed_lambda0: f64,
+    pub(super) page_count: usize,
+    pub(super) stats: Stats,
+    /// `stats.fetches` at the last rebuild of the global queue.
+    pub(super) fetches_at_rebuild: u64,
+}
+
+impl Scheduler<Freshness> {
+    /// A scheduler for the `freshness` objective with the given budget.
+    ///
+    /// # Errors
+    /// [`OnlineError::InvalidBudget`] or [`OnlineError::InvalidThreshold`].
+    pub fn freshness(budget: Budget) -> OnlineResult<Self> {
+        Self::new(Freshness, budget)
+    }
+}
+
+impl<O: Objective> Scheduler<O> {
+    /// An empty scheduler for `objective` under `budget`.
+    ///
+    /// # Errors
+    /// [`OnlineError::InvalidBudget`] or [`OnlineError::InvalidThreshold`].
+    pub fn new(objective: O, budget: Budget) -> OnlineResult<Self> {
+        budget.validate()?;
+        let initial = budget.initial_lambda0.unwrap_or(1.0);
+        Ok(Self {
+            objective,
+            pages: Vec::new(),
+            hosts: Vec::new(),
+            ready: BinaryHeap::new(),
+            parked: BinaryHeap::new(),
+            budget,
+            controller: BudgetController::new(budget.rate, budget.burst, initial),
+            started: false,
+            lambda0: 0.0,
+            clock: f64::NEG_INFINITY,
+            keyed_lambda0: 0.0,
+            page_count: 0,
+            stats: Stats::default(),
+            fetches_at_rebuild: 0,
+        })
+    }
+
+    /// Declares `host` or changes its politeness. A fetch in flight keeps its slot; the next start
+    /// respects the new gap from the last one.
+    ///
+    /// # Errors
+    /// [`OnlineError::InvalidPoliteness`].
+    pub fn set_host(&mut self, host: HostId, politeness: Politeness) -> OnlineResult<()> {
+        politeness.validate(host)?;
+        let index = host.0 as usize;
+        if self.hosts.len() <= index {
+            self.hosts.resize_with(index + 1, HostState::default);
+        }
+        let state = &mut self.hosts[index];
+        if state.present {
+            state.set_politeness(politeness);
+        } else {
+            *state = HostState::new(politeness);
+        }
+        if self.started {
+            self.schedule_host(host.0);
+        }
+        Ok(())
+    }
+
+    /// Adds a page never fetched: it competes at once with `V(∞) = C'(0⁺)` (`w/λ` for
+    /// `freshness`), so it is due at `now` if that is at least its host's threshold.
+    ///
+    /// # Errors
+    /// [`OnlineError::UnknownHost`], [`OnlineError::DuplicatePage`] (also while a removed page's
+    /// fetch under the same id is in flight), [`OnlineError::InvalidWeight`],
+    /// [`OnlineError::InvalidChangeRate`].
+    pub fn add(
+        &mut self,
+        page: PageId,
+        host: HostId,
+        weight: f64,
+        change_rate: f64,
+        now: f64,
+    ) -> OnlineResult<()> {
+        let (weight, change_rate) = self.checked_parameters(page, weight, change_rate)?;
+        if !self.hosts.get(host.0 as usize).is_some_and(|state| state.present) {
+            return Err(OnlineError::UnknownHost(host));
+        }
+        let index = page.0 as usize;
+        if self.pages.len() <= index {
+            self.pages.resize(index + 1, PageSlot::default());
+        }
+        let old = self.pages[index];
+        if old.is_present() || old.in_flight() {
+            return Err(OnlineError::DuplicatePage(page));
+        }
+        self.advance(now);
+        let generation = old.generation().wrapping_add(1);
+        self.pages[index] = PageSlot::new(weight, change_rate, self.added_at(), host.0, generation);
+        self.hosts[host.0 as usize].live_pages += 1;
+        self.page_count += 1;
+        self.enqueue(page.0);
+        Ok(())
+    }
+
+    /// Changes a page's weight and change rate; its next due time follows at once.
+    ///
+    /// # Errors
+    /// [`OnlineError::UnknownPage`], [`OnlineError::InvalidWeight`],
+    /// [`OnlineError::InvalidChangeRate`].
+    pub fn update(&mut self, page: PageId, weight: f64, change_rate: f64) -> OnlineResult<()> {
+        let (weight, change_rate) = self.checked_parameters(page, weight, change_rate)?;
+        let slot = self.present_page_mut(page)?;
+        slot.weight = weight;
+        slot.change_rate = change_rate;
+        if !slot.in_flight() {
+            self.enqueue(page.0);
+        }
+        Ok(())
+    }
+
+    /// Forgets a page. If it is in flight, its host's slot is still released by
+    /// [`fetched`](Self::fetched).
+    ///
+    /// # Errors
+    /// [`OnlineError::UnknownPage`].
+    pub fn remove(&mut self, page: PageId) -> OnlineResult<()> {
+        let slot = self.present_page_mut(page)?;
+        slot.bump_generation();
+        slot.clear();
+        let host = slot.host as usize;
+        if let Some(state) = self.hosts.get_mut(host) {
+            state.live_pages = state.live_pages.saturating_sub(1);
+        }
+        self.page_count -= 1;
+        Ok(())
+    }
+
+    /// Sets `λ_0` (e.g. the batch solver's `lambda0`, or a previous run's) and restarts the
+    /// controller from it with a half-full bucket.
+    ///
+    /// # Errors
+    /// [`OnlineError::InvalidThreshold`].
+    pub fn set_lambda0(&mut self, lambda0: f64) -> OnlineResult<()> {
+        if !(lambda0.is_finite() && lambda0 > 0.0) {
+            return Err(OnlineError::InvalidThreshold(lambda0));
+        }
+        self.start_from(lambda0);
+        Ok(())
+    }
+
+    /// The global threshold `λ_0` now (0 before the first [`next`](Self::next)).
+    #[must_use]
+    pub fn lambda0(&self) -> f64 {
+        self.lambda0
+    }
+
+    /// Host `i`'s emergent `λ_i`: the moving average of `max(0, V − λ_0)` over the pages it
+    /// served. Near 0 for a host whose slot is free when its pages come due; positive for one
+    /// whose capacity binds.
+    ///
+    /// # Errors
+    /// [`OnlineError::UnknownHost`].
+    pub fn host_lambda(&self, host: HostId) -> OnlineResult<f64> {
+        self.host(host).map(|state| state.lambda)
+    }
+
+    /// Fetches started on `host` so far.
+    ///
+    /// # Errors
+    /// [`OnlineError::UnknownHost`].
+    pub fn host_fetches(&self, host: HostId) -> OnlineResult<u64> {
+        self.host(host).map(|state| state.fetches)
+    }
+
+    /// Number of pages present.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.page_count
+    }
+
+    /// True when no page is present.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.page_count == 0
+    }
+
+    /// Counters: fetches, rebuilds, re-keyings.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// The global budget it runs under.
+    #[must_use]
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// Bytes held by the scheduler's vectors and queues (capacities, not lengths): `O(hosts)`.
+    #[must_use]
+    pub fn allocated_bytes(&self) -> usize {
+        let queues: usize = self.hosts.iter().map(|host| host.queue.capacity()).sum();
+        size_of::<Self>()
+            + self.pages.capacity() * size_of::<PageSlot>()
+            + self.hosts.capacity() * size_of::<HostState>()
+            + queues * size_of::<PageEntry>()
+            + self.ready.capacity() * size_of::<HostEntry>()
+            + self.parked.capacity() * size_of::<ParkedHost>()
+    }
+
+    pub(super) fn host(&self, host: HostId) -> OnlineResult<&HostState> {
+        self.hosts.get(host.0 as usize).filter(|state| state.present).ok_or(OnlineError::UnknownHost(host))
+    }
+
+    fn present_page_mut(&mut self, page: PageId) -> OnlineResult<&mut PageSlot> {
+        self.pages
+            .get_mut(page.0 as usize)
+            .filter(|slot| slot.is_present())
+            .ok_or(OnlineError::UnknownPage(page))
+    }
+
+    /// The add time of a page: the clock, or 0 before any time was given.
+    fn added_at(&self) -> f64 {
+        if self.clock.is_finite() { self.clock } else { 0.0 }
+    }
+
+    /// Rounds weight and change rate to `f32` and checks them against the objective's domain.
+    fn checked_parameters(&self, page: PageId, weight: f64, change_rate: f64) -> OnlineResult<(f32, f32)> {
+        let (weight32, rate32) = (weight as f32, change_rate as f32);
+        if !weight32.is_normal() || weight32 < 0.0 {
+            return Err(OnlineError::InvalidWeight { page, weight });
+        }
+        if !rate32.is_normal() || rate32 < 0.0 {
+            return Err(OnlineError::InvalidChangeRate { page, change_rate });
+        }
+        let rounded = Page::new(f64::from(weight32), f64::from(rate32));
+        match self.objective.check_page(page.0 as usize, rounded) {
+            Ok(()) => Ok((weight32, rate32)),
+            Err(PolicyError::InvalidWeight { .. }) => Err(OnlineError::InvalidWeight { page, weight }),
+            Err(_) => Err(OnlineError::InvalidChangeRate { page, change_rate }),
+        }
+    }
+
+    /// Gives a page (not in flight) a fresh queue entry under its host's threshold, and brings
+    /// its host forward in the global queue if the page may make it ready sooner.
+    pub(super) fn enqueue(&mut self, page: u32) {
+        let Some(slot) = self.pages.get_mut(page as usize) else { return };
+        let generation = slot.bump_generation();
+        let slot = *slot;
+        let Some(host) = self.hosts.get_mut(slot.host as usize) else { return };
+        let key = due_time(self.objective, &slot, self.lambda0 + host.lambda);
+        host.queue.push(PageEntry { key, page, generation });
+        host.pushes_since_rekey = host.pushes_since_rekey.saturating_add(1);
+        if host.needs_compaction() {
+            host.rekey(self.objective, &self.pages, self.lambda0 + host.lambda);
+            self.stats.host_rekeys += 1;
+        }
+        if self.started && host.in_flight.is_none() {
+            let eligible = due_time(self.objective, &slot, self.lambda0 * HOST_KEY_MARGIN).max(host.free_at);
+            if eligible < host.ready_key {
+                self.schedule_host(slot.host);
+            }
+        }
+    }
+
+    /// Initialises `λ_0` and rebuilds every queue with it.
+    pub(super) fn start_from(&mut self, lambda0: f64) {
+        self.controller.reset(lambda0);
+        self.started = true;
+        self.lambda0 = lambda0;
+        for index in 0..self.hosts.len() {
+            let host = &mut self.hosts[index];
+            if host.present {
+                host.rekey(self.objective, &self.pages, lambda0 + host.lambda);
+            }
+        }
+        self.rebuild_ready();
+    }
+
+    /// Recomputes every host's key in the global queue: `O(hosts)`.
+    pub(super) fn rebuild_ready(&mut self) {
+        self.ready.clear();
+        self.parked.clear();
+        self.keyed_lambda0 = 0.0;
+        for host in 0..self.hosts.len() {
+            self.schedule_host(host as u32);
+        }
+        self.stats.global_rebuilds += 1;
+        self.fetches_at_rebuild = self.stats.fetches;
+    }
+}
