@@ -17,6 +17,14 @@ pub enum OnlineError {
     /// `add` named a page that is already present.
     #[error("{0} is already present")]
     DuplicatePage(PageId),
+    /// `restore` gave a last fetch time that is not a finite number.
+    #[error("{page}: the time of the last fetch must be a finite number, got {time}")]
+    InvalidTime {
+        /// The page.
+        page: PageId,
+        /// The time given.
+        time: f64,
+    },
     /// `fetched` named a page that is not in flight.
     #[error("{0} is not in flight: fetched() must answer a Fetch decision")]
     NotInFlight(PageId),

@@ -9,7 +9,8 @@
 //! a clock, does I/O, spawns a thread or draws a random number.
 //!
 //! # Verbs
-//! [`Scheduler::set_host`] (politeness), [`Scheduler::add`], [`Scheduler::update`],
+//! [`Scheduler::set_host`] (politeness), [`Scheduler::add`] (a new page), [`Scheduler::restore`] (a
+//! page fetched before, e.g. from a crawler's store), [`Scheduler::update`],
 //! [`Scheduler::remove`]; [`Scheduler::next`] answers a [`Decision`] (fetch, wait until, idle);
 //! [`Scheduler::fetched`] reports an [`Outcome`] and releases the host's slot;
 //! [`Scheduler::explain`] says why a page is (not) fetched. They map onto URLFrontier's

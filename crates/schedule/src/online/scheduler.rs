@@ -136,6 +136,40 @@ impl<O: Objective> Scheduler<O> {
         change_rate: f64,
         now: f64,
     ) -> OnlineResult<()> {
+        self.insert(page, host, weight, change_rate, now, None)
+    }
+
+    /// Adds a page whose local copy was fetched at `last_fetch` (a crawler resuming from its
+    /// store; a simulation that starts with every copy fresh): it competes with
+    /// `V(now − last_fetch)`, not `V(∞)`. `last_fetch` may lie in the future of `now` (its value
+    /// is then 0 until it passes).
+    ///
+    /// # Errors
+    /// As [`add`](Self::add), and [`OnlineError::InvalidTime`] if `last_fetch` is not finite.
+    pub fn restore(
+        &mut self,
+        page: PageId,
+        host: HostId,
+        weight: f64,
+        change_rate: f64,
+        last_fetch: f64,
+        now: f64,
+    ) -> OnlineResult<()> {
+        if !last_fetch.is_finite() {
+            return Err(OnlineError::InvalidTime { page, time: last_fetch });
+        }
+        self.insert(page, host, weight, change_rate, now, Some(last_fetch))
+    }
+
+    fn insert(
+        &mut self,
+        page: PageId,
+        host: HostId,
+        weight: f64,
+        change_rate: f64,
+        now: f64,
+        last_fetch: Option<f64>,
+    ) -> OnlineResult<()> {
         let (weight, change_rate) = self.checked_parameters(page, weight, change_rate)?;
         if !self.hosts.get(host.0 as usize).is_some_and(|state| state.present) {
             return Err(OnlineError::UnknownHost(host));
@@ -150,7 +184,11 @@ impl<O: Objective> Scheduler<O> {
         }
         self.advance(now);
         let generation = old.generation().wrapping_add(1);
-        self.pages[index] = PageSlot::new(weight, change_rate, self.added_at(), host.0, generation);
+        let mut slot = PageSlot::new(weight, change_rate, self.added_at(), host.0, generation);
+        if let Some(last_fetch) = last_fetch {
+            slot.mark_fetched(last_fetch);
+        }
+        self.pages[index] = slot;
         self.hosts[host.0 as usize].live_pages += 1;
         self.page_count += 1;
         self.enqueue(page.0);

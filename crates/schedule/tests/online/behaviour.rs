@@ -176,3 +176,30 @@ fn bad_input_is_refused_with_the_offending_item() {
     assert_eq!(scheduler.next(2.0), Decision::Idle);
     assert_eq!(scheduler.explain(page, 2.0), Err(OnlineError::UnknownPage(page)));
 }
+
+/// A restored page (fetched before the scheduler started, e.g. by an earlier run of the crawler)
+/// competes with its age, not with `V(∞)`: it is due when `V(now − last_fetch)` reaches the
+/// threshold, while a new page with the same parameters is due at once.
+#[test]
+fn a_restored_page_waits_for_its_value_while_a_new_one_is_due_at_once() {
+    let budget = Budget { initial_lambda0: Some(1.0), ..Budget::new(10.0) };
+    let mut scheduler = Scheduler::freshness(budget).unwrap();
+    scheduler.set_host(HostId(0), Politeness::default()).unwrap();
+    scheduler.set_host(HostId(1), Politeness::default()).unwrap();
+    // w/λ = 10 ≫ λ_0 = 1: worth fetching, but a copy fetched at 0 is worth little at first.
+    scheduler.restore(PageId(0), HostId(0), 1.0, 0.1, 0.0, 0.0).unwrap();
+    scheduler.add(PageId(1), HostId(1), 1.0, 0.1, 0.0).unwrap();
+    assert_eq!(scheduler.next(0.0), Decision::Fetch { page: PageId(1), host: HostId(1) });
+    let restored = scheduler.explain(PageId(0), 0.0).unwrap();
+    assert_eq!(restored.status, Status::NotYetEligible, "{restored:?}");
+    assert!(restored.value < restored.lambda0 && restored.eligible_at > 0.0, "{restored:?}");
+    assert!(matches!(scheduler.next(0.0), Decision::WaitUntil(time) if time > 0.0));
+    assert!(matches!(
+        scheduler.restore(PageId(2), HostId(0), 1.0, 0.1, f64::NAN, 0.0),
+        Err(OnlineError::InvalidTime { .. })
+    ));
+    assert!(matches!(
+        scheduler.restore(PageId(0), HostId(0), 1.0, 0.1, 0.0, 0.0),
+        Err(OnlineError::DuplicatePage(_))
+    ));
+}
