@@ -78,6 +78,9 @@ pub enum SimError {
     /// The refresh solver rejected the problem the policy built.
     #[error("solver: {0}")]
     Solver(#[from] freshet_policy::PolicyError),
+    /// The online scheduler (`threshold`) rejected a page, a host or the budget.
+    #[error("scheduler: {0}")]
+    Scheduler(#[from] freshet_schedule::online::OnlineError),
 }
 
 /// `Result` with a [`SimError`].

@@ -10,6 +10,7 @@ use super::nutch::NutchPolicy;
 use super::poisson::PoissonPolicy;
 use super::rates::Budget;
 use super::source::RateSource;
+use super::threshold::ThresholdPolicy;
 use super::{Policy, PolicyKind, RatesMode};
 use crate::error::Result;
 use crate::model::{Config, Host};
@@ -39,6 +40,11 @@ pub fn build(config: &Config, kind: PolicyKind, rates: RatesMode) -> Result<Box<
             config.budget,
         )),
     };
+    if kind == PolicyKind::Threshold {
+        // The online scheduler keeps politeness itself: no gate (the simulator's meter checks it).
+        let pages = learner.as_ref().map_or(known, Learner::pages);
+        return Ok(Box::new(ThresholdPolicy::new(config, &pages, learner)?));
+    }
     let clocks = || config.hosts.iter().map(|host| HostClock::new(host, config.capacity_window)).collect();
     let source = RateSource::new(kind, budget, learner);
     let policy: Box<dyn Policy> = match kind {
@@ -56,6 +62,7 @@ pub fn build(config: &Config, kind: PolicyKind, rates: RatesMode) -> Result<Box<
             Box::new(PoissonPolicy::new(source, &initial))
         }
         PolicyKind::Uniform
+        | PolicyKind::Threshold
         | PolicyKind::ChangeProportional
         | PolicyKind::WeightProportional
         | PolicyKind::PeriodicOptimal

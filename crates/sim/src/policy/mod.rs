@@ -17,6 +17,7 @@
 //! | `poisson-optimal-carousel` | the same rates, carousel |
 //! | `nutch-adaptive` | Apache Nutch's AdaptiveFetchSchedule (see `nutch.rs`) |
 //! | `changes-optimal` | the solver's `changes` rates (seed 000), carousel |
+//! | `threshold` | seed 003's online scheduler: fetch when `V(τ)` reaches `λ_i + λ_0`, `λ_0` found online (`threshold.rs`) |
 //!
 //! **Politeness.** Rate policies respect host caps in the long run through the host-capped
 //! solver (or capped proportional shares); in the short run every policy is wrapped, when any
@@ -39,8 +40,6 @@
 //! is overestimated may get rate 0 and is then never observed again: there is no
 //! exploration floor.)
 //!
-//! `threshold` (seed 003's online scheduler, in `freshet-schedule`'s `online` module) is not
-//! here yet: TODO(threshold) wrap it in a [`Policy`] once its API is settled.
 
 mod alias;
 mod build;
@@ -53,6 +52,7 @@ mod nutch;
 mod poisson;
 mod rates;
 mod source;
+mod threshold;
 
 pub use build::build;
 pub use fixed::FixedIntervals;
@@ -153,11 +153,13 @@ pub enum PolicyKind {
     NutchAdaptive,
     /// `changes-optimal`.
     ChangesOptimal,
+    /// `threshold`.
+    Threshold,
 }
 
 impl PolicyKind {
     /// Every named policy, in a fixed order.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::Uniform,
         Self::ChangeProportional,
         Self::WeightProportional,
@@ -167,6 +169,7 @@ impl PolicyKind {
         Self::PoissonOptimalCarousel,
         Self::NutchAdaptive,
         Self::ChangesOptimal,
+        Self::Threshold,
     ];
 
     /// The policy's name on the command line.
@@ -182,6 +185,7 @@ impl PolicyKind {
             Self::PoissonOptimalCarousel => "poisson-optimal-carousel",
             Self::NutchAdaptive => "nutch-adaptive",
             Self::ChangesOptimal => "changes-optimal",
+            Self::Threshold => "threshold",
         }
     }
 

@@ -27,7 +27,7 @@ pub(crate) fn target_rates(kind: PolicyKind, pages: &[Page], budget: &Budget) ->
             Some(_) => solved(FreshnessPoisson, pages, budget),
         },
         // Uniform, and the policies that use no rates (greedy and nutch start from uniform).
-        PolicyKind::Uniform | PolicyKind::Greedy | PolicyKind::NutchAdaptive => {
+        PolicyKind::Uniform | PolicyKind::Greedy | PolicyKind::NutchAdaptive | PolicyKind::Threshold => {
             Ok(proportional(pages, budget, |_| 1.0))
         }
     }
