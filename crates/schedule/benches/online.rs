@@ -119,7 +119,9 @@ fn online(criterion: &mut Criterion) {
     // Steady state: a long run of pairs after the first crawl.
     let long = Instant::now();
     let start_time = now;
-    let pairs = drive(&mut scheduler, &mut now, 10_000_000);
+    let long_pairs =
+        std::env::var("FRESHET_BENCH_PAIRS").ok().and_then(|value| value.parse().ok()).unwrap_or(10_000_000);
+    let pairs = drive(&mut scheduler, &mut now, long_pairs);
     let elapsed = long.elapsed();
     eprintln!(
         "steady state: {pairs} pairs in {elapsed:?}: {:.0} pairs/s; simulated time {now:.2} ({:.0} fetches per \

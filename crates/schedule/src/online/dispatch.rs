@@ -6,7 +6,7 @@ use freshet_policy::Objective;
 use super::host::{HostEntry, ParkedHost};
 use super::keys::{due_time, value_now};
 use super::page::PageEntry;
-use super::scheduler::{CAPPED_HOST_LAMBDA, HOST_KEY_MARGIN, REKEY_TOLERANCE};
+use super::scheduler::{HOST_KEY_MARGIN, REKEY_TOLERANCE};
 use super::{Decision, HostId, OnlineError, OnlineResult, Outcome, PageId, Scheduler};
 
 impl<O: Objective> Scheduler<O> {
@@ -145,6 +145,10 @@ impl<O: Objective> Scheduler<O> {
         match self.host_ready_time(host, threshold) {
             Some((f64::INFINITY, _)) => self.park(host),
             Some((ready_at, _)) => {
+                // No host starts before the next budget token: keyed no earlier, a host whose
+                // backlog waits for tokens does not jump ahead of one whose slot opens before
+                // the token (a capped host would lose its slots to a flood of new pages).
+                let ready_at = ready_at.max(self.controller.token_time(self.clock));
                 self.push_host(host, ready_at);
                 self.keyed_lambda0 = self.keyed_lambda0.max(threshold);
             }
@@ -187,6 +191,11 @@ impl<O: Objective> Scheduler<O> {
                 .get(parked.host as usize)
                 .is_some_and(|state| state.generation == parked.generation);
             if live {
+                // Its keys were computed under a threshold above every page's `V(∞)`: all `∞`.
+                if let Some(state) = self.hosts.get_mut(parked.host as usize) {
+                    state.rekey(self.objective, &self.pages, self.lambda0);
+                    self.stats.host_rekeys += 1;
+                }
                 self.schedule_host(parked.host);
             }
         }
@@ -220,40 +229,35 @@ impl<O: Objective> Scheduler<O> {
             state.rekey(self.objective, &self.pages, host_threshold);
             self.stats.host_rekeys += 1;
         }
-        let head = state.head(&self.pages)?;
-        let slot = self.pages.get(head.page as usize)?;
-        let eligible = due_time(self.objective, slot, threshold);
-        let opens = state.free_at.max(self.clock);
-        if eligible > opens && state.lambda > CAPPED_HOST_LAMBDA * lambda0 {
-            // A capacity-bound host serves by value, not by key: it is ready when its slot opens
-            // if any page is eligible then (keys computed under older thresholds may put a page
-            // that is not eligible at the head).
-            let any_eligible = state.queue.iter().any(|entry| {
-                self.pages.get(entry.page as usize).is_some_and(|other| {
-                    other.is_live(entry) && value_now(self.objective, other, opens) >= threshold
-                })
-            });
-            if any_eligible {
-                return Some((opens, head));
+        let mut head = state.head(&self.pages)?;
+        let mut eligible = due_time(self.objective, self.pages.get(head.page as usize)?, threshold);
+        if eligible > state.free_at.max(self.clock) && state.lambda > 0.0 {
+            // The slot opens with nothing worth a fetch: the host's capacity does not bind now,
+            // so `λ_i = 0`. Keys computed under the old threshold may hide pages worth `λ_0`
+            // (a page never fetched with `λ_0 ≤ V(∞) < λ_0 + λ_i` is keyed `∞`): re-key.
+            let drifted = state.lambda > REKEY_TOLERANCE * lambda0;
+            state.lambda = 0.0;
+            if drifted {
+                state.rekey(self.objective, &self.pages, lambda0);
+                self.stats.host_rekeys += 1;
+                head = state.head(&self.pages)?;
+                eligible = due_time(self.objective, self.pages.get(head.page as usize)?, threshold);
             }
         }
         Some((state.free_at.max(eligible), head))
     }
 
-    /// Starts fetching a page of `host` now: `head` (the live head of its queue), or, on a host
-    /// whose capacity binds, the page of highest value now (seed 003's rule, by a scan).
+    /// Starts fetching `head`, the live head of `host`'s queue, now.
     fn start_fetch(&mut self, host: u32, head: PageEntry) -> Decision {
         let clock = self.clock;
         let lambda0 = self.lambda0;
-        let chosen = self.page_to_serve(host, head.page, lambda0, clock);
+        let chosen = head.page;
         let (Some(state), Some(slot)) =
             (self.hosts.get_mut(host as usize), self.pages.get_mut(chosen as usize))
         else {
             return Decision::Idle;
         };
-        if chosen == head.page {
-            state.queue.pop();
-        } // else its entry goes stale: entries of pages in flight are not live.
+        state.queue.pop();
         slot.set_in_flight(true);
         state.record_service(value_now(self.objective, slot, clock), lambda0);
         if slot.was_fetched() {
@@ -268,31 +272,6 @@ impl<O: Objective> Scheduler<O> {
         self.stats.fetches += 1;
         self.refresh_lambda0();
         Decision::Fetch { page: PageId(chosen), host: HostId(host) }
-    }
-}
-
-impl<O: Objective> Scheduler<O> {
-    /// The page `host` serves when its slot is free. A host whose `λ_i` shows that its capacity
-    /// binds (pages wait for the slot) serves its highest-value page, found by a scan of its
-    /// queue (`O(n_i)`): keys computed with a lagging `λ_i` would otherwise hand out the slot in
-    /// a near-round-robin order. Other hosts serve their head: the page that reached the
-    /// threshold first, which is also the highest-valued page when nothing waits.
-    pub(super) fn page_to_serve(&self, host: u32, head: u32, lambda0: f64, now: f64) -> u32 {
-        let Some(state) = self.hosts.get(host as usize) else { return head };
-        if state.lambda <= CAPPED_HOST_LAMBDA * lambda0 {
-            return head;
-        }
-        let mut best = (f64::NEG_INFINITY, head);
-        for entry in &state.queue {
-            let Some(slot) = self.pages.get(entry.page as usize) else { continue };
-            if slot.is_live(entry) {
-                let value = value_now(self.objective, slot, now);
-                if value > best.0 || (value == best.0 && entry.page < best.1) {
-                    best = (value, entry.page);
-                }
-            }
-        }
-        if best.0 >= lambda0 { best.1 } else { head }
     }
 }
 

@@ -93,7 +93,7 @@ impl<O: Objective> Scheduler<O> {
             Status::HostBusy { until: None }
         } else if host.free_at > now {
             Status::HostBusy { until: Some(host.free_at) }
-        } else if self.next_on_host(slot.host, threshold, lambda0, now) != Some(page.0) {
+        } else if self.next_on_host(slot.host, threshold) != Some(page.0) {
             Status::BehindOtherPages
         } else if !controller.has_token() {
             Status::WaitingForBudget { until: controller.token_time(now) }
@@ -116,9 +116,8 @@ impl<O: Objective> Scheduler<O> {
     }
 
     /// The page `host` would serve now: the live head of its queue, keyed as `next` would key it
-    /// (fresh keys under `threshold` if the queue is due for re-keying), or on a capacity-bound
-    /// host the page of highest value.
-    fn next_on_host(&self, host_index: u32, threshold: f64, lambda0: f64, now: f64) -> Option<u32> {
+    /// (fresh keys under `threshold` if the queue is due for re-keying).
+    fn next_on_host(&self, host_index: u32, threshold: f64) -> Option<u32> {
         let host = self.hosts.get(host_index as usize)?;
         let rekey = host.needs_rekey(threshold, REKEY_TOLERANCE);
         let head = host
@@ -136,6 +135,6 @@ impl<O: Objective> Scheduler<O> {
                 keyed
             })
             .max();
-        head.map(|entry| self.page_to_serve(host_index, entry.page, lambda0, now))
+        head.map(|entry| entry.page)
     }
 }

@@ -13,6 +13,10 @@ use super::page::{PageEntry, PageSlot};
 /// this many fetches' inverse).
 const HOST_LAMBDA_SMOOTHING: f64 = 1.0 / 16.0;
 
+/// A drift of the host threshold past this fraction re-keys the host's queue when it next
+/// surfaces, paid for or not.
+const LARGE_DRIFT: f64 = 0.25;
+
 /// One host.
 #[derive(Clone, Debug, Default)]
 pub(super) struct HostState {
@@ -41,6 +45,9 @@ pub(super) struct HostState {
     pub(super) fetches: u64,
     /// Pages pushed on its queue since the last re-keying.
     pub(super) pushes_since_rekey: u32,
+    /// The largest `V(∞)` of a page keyed `∞` (worth less than the threshold at any age): once
+    /// the threshold falls below it, that page is due and its key wrong, so the queue is re-keyed.
+    pub(super) hidden_ceiling: f64,
 }
 
 impl HostState {
@@ -90,13 +97,18 @@ impl HostState {
     /// Recomputes every live key with `threshold` and drops stale entries: `O(n_i)`.
     pub(super) fn rekey<O: Objective>(&mut self, objective: O, pages: &[PageSlot], threshold: f64) {
         let mut entries = std::mem::take(&mut self.queue).into_vec();
+        let mut hidden_ceiling = 0.0_f64;
         entries.retain_mut(|entry| match pages.get(entry.page as usize) {
             Some(slot) if slot.is_live(entry) => {
                 entry.key = due_time(objective, slot, threshold);
+                if entry.key == f64::INFINITY {
+                    hidden_ceiling = hidden_ceiling.max(objective.marginal_at_zero(slot.page()));
+                }
                 true
             }
             _ => false,
         });
+        self.hidden_ceiling = hidden_ceiling;
         self.queue = BinaryHeap::from(entries);
         self.keyed_threshold = threshold;
         self.pushes_since_rekey = 0;
@@ -104,11 +116,17 @@ impl HostState {
 
     /// True when the threshold drifted past `tolerance` from the one the keys were computed with,
     /// and enough pages were pushed since the last re-keying to pay for another (`O(1)`
-    /// amortised per push).
+    /// amortised per push); or past `LARGE_DRIFT` at all: then the order may be far off (keys
+    /// computed above a page's `V(∞)` are `∞`), and a host whose head is not due may serve
+    /// nothing, so pay nothing back, until it is re-keyed. `λ_0` moves that far only in
+    /// transients.
     pub(super) fn needs_rekey(&self, threshold: f64, tolerance: f64) -> bool {
         let drift = (threshold / self.keyed_threshold - 1.0).abs();
         let paid = 2 * self.pushes_since_rekey as usize >= self.live_pages as usize;
-        (drift > tolerance && paid) || self.needs_compaction()
+        (drift > tolerance && paid)
+            || drift > LARGE_DRIFT
+            || threshold < self.hidden_ceiling
+            || self.needs_compaction()
     }
 
     /// True when stale entries outnumber live ones enough to be worth a sweep.

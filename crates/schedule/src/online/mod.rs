@@ -28,9 +28,12 @@
 //!   `Σ_i min(k_i, S_i(λ_0)) = k_0`: the batch solver's `λ_0`. Capped hosts take their capacity
 //!   whatever `λ_0` is, so `λ_0` is set by the uncapped ones, as the seed says.
 //! * **λ_i emerges.** A host whose slot is free when its pages come due fetches each when
-//!   `V ≥ λ_0`. A host whose slot is the bottleneck serves, whenever its slot opens, its page of
-//!   highest value (seed 003's rule). `λ_i` is reported as the moving average of
-//!   `max(0, V − λ_0)` over the pages a host served (1/16 weight per fetch).
+//!   `V ≥ λ_0`. A host whose slot is the bottleneck serves, whenever its slot opens, the head of
+//!   its queue keyed under `λ_0 + λ_i`: the page that reached its threshold first, which is its
+//!   page of highest value (seed 003's rule) for pages with equal `(w, λ)` (their curves are
+//!   ordered by age) and close to it when `λ_i` is right. `λ_i` is the moving average of
+//!   `max(0, V − λ_0)` over the pages a host served (1/16 weight per fetch), and drops to 0 when
+//!   the slot opens with nothing worth a fetch (the capacity does not bind then).
 //! * **Queues.** Each host keeps a binary heap of its pages keyed by the time their value
 //!   reaches the host's threshold, `last + τ*(λ_0 + λ_i)` (a never-fetched page: its add time if
 //!   `V(∞)` reaches it, else `∞`). A global heap holds hosts keyed by the earliest time each may
@@ -47,12 +50,15 @@
 //!   `λ_0` falls below the margin of any key, the global heap is rebuilt (`O(hosts)`, at most once
 //!   per `hosts` fetches). Exactly re-keyed hosts can be late by the drift of `λ_0` until they
 //!   surface: `λ_0` falls continuously while the bucket refills. `tests/online/behaviour.rs`
-//!   measures this: about 4% (491 of 13,511) of `WaitUntil` answers came while `explain` called some page ready.
+//!   measures this: about 2.4% (325 of 13,554) of `WaitUntil` answers came while `explain`
+//!   called some page ready.
 //! * Page keys in a host heap are computed with the host threshold of the moment they were
 //!   pushed, and a heap is re-keyed when that threshold has moved by more than 5% (amortised:
 //!   only after as many pushes as half its pages). So the order inside a host is exact for pages
 //!   with equal `(w, λ)` (their curves are ordered by age, the seed's hint) and approximate
-//!   otherwise; a capacity-bound host does not rely on it, it scans for the highest value.
+//!   otherwise. A drift past 25%, or below the `V(∞)` of a page keyed `∞`, re-keys at once. No
+//!   decision scans a host's pages (the first version scanned capacity-bound hosts for their
+//!   highest value: `O(n_i)` per fetch, most of the time in `benches/online.rs`).
 //! * A host none of whose pages is worth a fetch at `λ_0` is parked, keyed by its best `V(∞)`,
 //!   and woken when `λ_0` falls below that.
 //!

@@ -20,10 +20,6 @@ pub(super) const HOST_KEY_MARGIN: f64 = 0.9;
 /// fraction since its keys were computed.
 pub(super) const REKEY_TOLERANCE: f64 = 0.05;
 
-/// A host whose `λ_i` exceeds this fraction of `λ_0` counts as capacity-bound: it serves its
-/// highest-value page by a scan. (Waits for budget tokens alone leave `λ_i` near 1% of `λ_0`.)
-pub(super) const CAPPED_HOST_LAMBDA: f64 = 0.05;
-
 /// Counters for tests, benchmarks and dashboards.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -343,6 +339,9 @@ impl<O: Objective> Scheduler<O> {
         let Some(host) = self.hosts.get_mut(slot.host as usize) else { return };
         let key = due_time(self.objective, &slot, self.lambda0 + host.lambda);
         host.queue.push(PageEntry { key, page, generation });
+        if key == f64::INFINITY {
+            host.hidden_ceiling = host.hidden_ceiling.max(self.objective.marginal_at_zero(slot.page()));
+        }
         host.pushes_since_rekey = host.pushes_since_rekey.saturating_add(1);
         if host.needs_compaction() {
             host.rekey(self.objective, &self.pages, self.lambda0 + host.lambda);
