@@ -26,6 +26,7 @@
 //! | [`last_modified_rate`] | `k / E` | up to `k/(k−1)` high | server sends reliable Last-Modified |
 //! | [`GammaPrior::posterior_from_intervals`] | mode of `ln λ` posterior | shrinks to the prior | new or rarely changing pages |
 //! | [`GammaPrior::posterior_from_last_modified`] | `(α+k)/(β+E)` | shrinks to the prior | same, with Last-Modified |
+//! | [`RateMixture::posterior`] | mean of `π_g L(λ_g)` on a grid, `π` fitted to many pages (EM) | none from censoring | pages often fetched at intervals `≫ 1/λ` |
 //!
 //! Sources: seed 000_df0cf756c1e6fcc1.txt ("Estimation of page change rate": the likelihood,
 //! the MLE equation and `X/T`), seed 004_e0cda6b04941d422.txt ("Estimating the rate
@@ -62,6 +63,7 @@ mod estimate;
 mod histogram;
 mod history;
 mod last_modified;
+mod mixture;
 mod mle;
 mod naive;
 mod pool;
@@ -73,6 +75,7 @@ pub use error::{Error, Result};
 pub use estimate::{EstimateStatus, RateEstimate};
 pub use history::ChangeHistory;
 pub use last_modified::last_modified_rate;
+pub use mixture::{RateMixture, RatePosterior};
 pub use mle::{bias_corrected_rate, mle_rate};
 pub use naive::naive_rate;
 pub use pool::HostPool;

@@ -99,24 +99,41 @@ fn the_meter_counts_violations_it_does_not_prevent_them() {
     assert!(summary.violations.capacity > 0);
 }
 
-/// Learned-rate `periodic-optimal` on the first 100 pages of the Fig. 1 uniform set at
-/// R = 20 (a uniform pass every 5 time units, so a pass is informative about rates in
-/// [0, 1]), measured after every page has had about 20 fetches, against known rates.
-#[test]
-fn learned_rates_reach_95_percent_of_known() {
-    let pages: Vec<(f64, f64)> = common::load_pages("azar-fig1-uniform.csv").into_iter().take(100).collect();
-    let budget = 20.0;
+/// Learned-rate policy `kind` against known rates on the first `pages` pages of the Fig. 1
+/// uniform set at budget `budget`, measured once every page has had about 20 fetches' worth of
+/// budget (horizon `40·n/R`, second half measured).
+fn learned_over_known(pages: usize, budget: f64, kind: PolicyKind, seed: u64) -> f64 {
+    let pages: Vec<(f64, f64)> =
+        common::load_pages("azar-fig1-uniform.csv").into_iter().take(pages).collect();
     let round = pages.len() as f64 / budget; // one uniform pass
     let mut config = common::config(&pages, budget, 40.0 * round);
-    config.warmup_fraction = 0.5; // measure from ~20 fetches per page on
-    let known =
-        simulate(&config, PolicyKind::PeriodicOptimal, RatesMode::Known, 8).unwrap_or_else(|e| panic!("{e}"));
-    let learned = simulate(&config, PolicyKind::PeriodicOptimal, RatesMode::Learned, 8)
-        .unwrap_or_else(|e| panic!("{e}"));
+    config.warmup_fraction = 0.5;
+    let known = simulate(&config, kind, RatesMode::Known, seed).unwrap_or_else(|e| panic!("{e}"));
+    let learned = simulate(&config, kind, RatesMode::Learned, seed).unwrap_or_else(|e| panic!("{e}"));
     let ratio = learned.weighted_freshness / known.weighted_freshness;
     println!(
-        "learned {:.4} / known {:.4} = {ratio:.4}",
+        "{kind}: learned {:.4} / known {:.4} = {ratio:.4}",
         learned.weighted_freshness, known.weighted_freshness
     );
+    ratio
+}
+
+/// 100 pages at R = 20: a uniform pass every 5 time units is informative about rates in
+/// [0, 1], and learning is easy.
+#[test]
+fn learned_rates_reach_95_percent_of_known_when_passes_are_informative() {
+    let ratio = learned_over_known(100, 20.0, PolicyKind::PeriodicOptimal, 8);
     assert!(ratio >= 0.95, "learned reaches only {ratio:.4} of known");
+}
+
+/// 200 pages at R = 1: a uniform pass takes 200 time units, so every page looks changed at
+/// every pass, and the optimum fetches only the ~10 % slowest. Without probes and the
+/// censoring-aware prior (`learn.rs`, `learn/probe.rs`) learned `periodic-optimal` reached 0.43 of
+/// known rates here and `poisson-optimal` 0.53 (seed 8; the full uniform set at R = 1 gave
+/// 0.29 and 0.45).
+#[test]
+fn learned_rates_find_the_slow_pages_when_passes_are_not_informative() {
+    let periodic = learned_over_known(200, 1.0, PolicyKind::PeriodicOptimal, 8);
+    let poisson = learned_over_known(200, 1.0, PolicyKind::PoissonOptimal, 8);
+    assert!(periodic >= 0.8 && poisson >= 0.8, "learned/known: periodic {periodic:.4}, poisson {poisson:.4}");
 }

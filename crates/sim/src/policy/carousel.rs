@@ -8,13 +8,16 @@ use super::source::RateSource;
 use super::{Fetch, Observation, Policy};
 use crate::rng::SimRng;
 
-/// Fetches slot after slot (slot length `1/Σ f`) the page the carousel names.
+/// Fetches slot after slot (slot length `1/Σ f`) the page the carousel names; with learned
+/// rates, the epoch's probes go in between.
 #[derive(Debug, Clone)]
 pub(crate) struct CarouselPolicy {
     source: RateSource,
     carousel: Option<Carousel>,
     /// Time of slot 0 of the current carousel.
     origin: f64,
+    /// The carousel's next fetch, held back while probes go first.
+    pending: Option<Fetch>,
 }
 
 impl CarouselPolicy {
@@ -23,14 +26,21 @@ impl CarouselPolicy {
     pub(crate) fn new(source: RateSource, rates: &[f64]) -> Self {
         let carousel = Carousel::new(rates).ok();
         let origin = carousel.as_ref().map_or(0.0, Carousel::slot_length);
-        Self { source, carousel, origin }
+        Self { source, carousel, origin, pending: None }
     }
 }
 
 impl Policy for CarouselPolicy {
     fn next_fetch(&mut self, now: f64, _rng: &mut SimRng) -> Option<Fetch> {
-        let fetch = self.carousel.as_mut()?.next_fetch();
-        Some(Fetch { page: fetch.page, time: (self.origin + fetch.time).max(now) })
+        if self.pending.is_none()
+            && let Some(carousel) = self.carousel.as_mut()
+        {
+            let fetch = carousel.next_fetch();
+            self.pending = Some(Fetch { page: fetch.page, time: self.origin + fetch.time });
+        }
+        let before = self.pending.map_or(f64::INFINITY, |fetch| fetch.time);
+        let fetch = self.source.next_probe(before).or_else(|| self.pending.take())?;
+        Some(Fetch { page: fetch.page, time: fetch.time.max(now) })
     }
 
     fn observe(&mut self, observation: &Observation) {
@@ -40,6 +50,7 @@ impl Policy for CarouselPolicy {
             if let Ok(carousel) = Carousel::new(&rates) {
                 self.origin = observation.time + carousel.slot_length();
                 self.carousel = Some(carousel);
+                self.pending = None;
             }
         }
     }

@@ -17,20 +17,27 @@ pub(crate) struct PoissonPolicy {
     total: f64,
     /// Time of the last fetch proposed.
     clock: f64,
+    /// The next random fetch, held back while probes go first.
+    pending: Option<Fetch>,
 }
 
 impl PoissonPolicy {
     pub(crate) fn new(source: RateSource, rates: &[f64]) -> Self {
-        Self { source, table: Alias::new(rates), total: rates.iter().sum(), clock: 0.0 }
+        Self { source, table: Alias::new(rates), total: rates.iter().sum(), clock: 0.0, pending: None }
     }
 }
 
 impl Policy for PoissonPolicy {
     fn next_fetch(&mut self, now: f64, rng: &mut SimRng) -> Option<Fetch> {
-        let table = self.table.as_ref()?;
-        self.clock += rng.exponential(self.total);
-        let page = table.sample(rng);
-        Some(Fetch { page, time: self.clock.max(now) })
+        if self.pending.is_none()
+            && let Some(table) = self.table.as_ref()
+        {
+            self.clock += rng.exponential(self.total);
+            self.pending = Some(Fetch { page: table.sample(rng), time: self.clock });
+        }
+        let before = self.pending.map_or(f64::INFINITY, |fetch| fetch.time);
+        let fetch = self.source.next_probe(before).or_else(|| self.pending.take())?;
+        Some(Fetch { page: fetch.page, time: fetch.time.max(now) })
     }
 
     fn observe(&mut self, observation: &Observation) {

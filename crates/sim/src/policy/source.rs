@@ -1,11 +1,13 @@
-//! Where a rate policy's rates come from: true rates once, or learned rates re-solved every
-//! `n` fetches.
+//! Where a rate policy's rates come from: true rates once, or learned rates re-solved at the
+//! end of each epoch, with the epoch's probes (see `learn/probe.rs`).
 
 use freshet_policy::Page;
+use freshet_policy::objective::{Changes, Freshness, FreshnessPoisson};
 
-use super::learn::Learner;
+use super::learn::probe::{ProbePlan, ProbeQueue, plan};
+use super::learn::{Estimates, Learner};
 use super::rates::{Budget, target_rates};
-use super::{Observation, PolicyKind};
+use super::{Fetch, Observation, PolicyKind};
 use crate::error::Result;
 
 /// The rates of one rate-based policy, known or learned.
@@ -14,12 +16,13 @@ pub(crate) struct RateSource {
     kind: PolicyKind,
     budget: Budget,
     learner: Option<Learner>,
+    probes: ProbeQueue,
 }
 
 impl RateSource {
     /// With `learner` `None` the pages' rates are taken as known.
     pub(crate) fn new(kind: PolicyKind, budget: Budget, learner: Option<Learner>) -> Self {
-        Self { kind, budget, learner }
+        Self { kind, budget, learner, probes: ProbeQueue::default() }
     }
 
     /// The rates to start with: from `known` pages, or from the learner's (uninformed) estimates.
@@ -31,13 +34,44 @@ impl RateSource {
     }
 
     /// Learns from `observation`; new rates when it is time to re-solve (learned mode only).
-    /// A failed re-solve keeps the old rates.
+    /// A failed re-solve keeps the old rates. The new rates leave the share of the budget
+    /// that the epoch's probes take.
     pub(crate) fn observe(&mut self, observation: &Observation) -> Option<Vec<f64>> {
         let learner = self.learner.as_mut()?;
         if !learner.observe(observation) {
             return None;
         }
-        target_rates(self.kind, &learner.pages(), &self.budget).ok()
+        let learner = self.learner.as_ref()?;
+        let estimates = learner.estimates();
+        let rates = target_rates(self.kind, &estimates.pages, &self.budget).ok()?;
+        let plan = self.plan(learner, &estimates, &rates);
+        let rates = if plan.share > 0.0 {
+            let reduced = Budget { total: self.budget.total * (1.0 - plan.share), ..self.budget.clone() };
+            target_rates(self.kind, &estimates.pages, &reduced).ok()?
+        } else {
+            rates
+        };
+        self.probes.reset(plan, self.budget.total, observation.time);
+        Some(rates)
+    }
+
+    /// The probes of the coming epoch, for the policies whose rates depend on `λ` through a
+    /// freshness objective (the others gain nothing from knowing whether a neglected page is slow).
+    fn plan(&self, learner: &Learner, estimates: &Estimates, rates: &[f64]) -> ProbePlan {
+        let epoch = learner.until_next_estimate();
+        match self.kind {
+            PolicyKind::PeriodicOptimal => plan(Freshness, learner, estimates, rates, epoch),
+            PolicyKind::PoissonOptimal | PolicyKind::PoissonOptimalCarousel => {
+                plan(FreshnessPoisson, learner, estimates, rates, epoch)
+            }
+            PolicyKind::ChangesOptimal => plan(Changes, learner, estimates, rates, epoch),
+            _ => ProbePlan { probes: Vec::new(), share: 0.0 },
+        }
+    }
+
+    /// The probe fetch due first, if it is due by `before` (learned mode).
+    pub(crate) fn next_probe(&mut self, before: f64) -> Option<Fetch> {
+        self.probes.next_before(before)
     }
 
     /// The learner's uninformed page estimates (learned mode; empty in known mode).

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Learned against known change rates on seed 001's Fig. 1 page sets (issue 3, section 4: "with
+# learned rates, at least 95% of the known-rate result once every page has been fetched ~20
+# times"). For each set and bandwidth R the horizon is 40·n/R (n = 1,000 pages), the budget of
+# 40 fetches per page, and the first half is warm-up: the averages start once the budget has
+# paid for 20 fetches per page. Same seed for both modes. Seeds: SEEDS (default "1 2 3").
+# Runs (CSV, plots) go to target/learned/; the ratios of weighted freshness, learned/known,
+# to docs/learned/ratios.csv. docs/reproductions.md discusses them. About 30 s on one core.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p freshet
+bin=${CARGO_TARGET_DIR:-target}/release/freshet
+runs=target/learned
+policies=periodic-optimal,poisson-optimal,changes-optimal,greedy
+mkdir -p docs/learned "$runs"
+echo "set,budget,seed,policy,known,learned,ratio" > docs/learned/ratios.csv
+for seed in ${SEEDS:-1 2 3}; do
+    for set in zipf uniform; do
+        for budget in 1 5 10; do
+            horizon=$((40 * 1000 / budget))
+            for rates in known learned; do
+                "$bin" simulate --pages "crates/sim/tests/data/azar-fig1-$set.csv" \
+                    --budget "$budget" --horizon "$horizon" --warmup 0.5 --seed "$seed" \
+                    --policy "$policies" --rates "$rates" --out "$runs/$set-$budget-$seed-$rates" >/dev/null 2>&1
+            done
+            # summary.csv: budget,policy,rates,weighted_freshness,...
+            awk -F, -v set="$set" -v budget="$budget" -v seed="$seed" '
+                FNR == 1 { next }
+                FILENAME ~ /-known\// { known[$2] = $4; order[++n] = $2; next }
+                { learned[$2] = $4 }
+                END { for (i = 1; i <= n; i++) { p = order[i];
+                    printf "%s,%s,%s,%s,%.4f,%.4f,%.3f\n", set, budget, seed, p, known[p], learned[p], learned[p] / known[p] } }
+            ' "$runs/$set-$budget-$seed-known/summary.csv" "$runs/$set-$budget-$seed-learned/summary.csv" \
+                >> docs/learned/ratios.csv
+        done
+    done
+done
+column -s, -t docs/learned/ratios.csv
