@@ -2,8 +2,9 @@
 //!
 //! The file is generated from a fixed seed: a `*` group of 1,000 rules (literal directory
 //! prefixes, file allows, `*` wildcards, `$` anchors, query parameters) behind three small named
-//! groups, so a check also pays for group selection. 1,000 paths, about a third of them
-//! disallowed, are checked in turn.
+//! groups, so a check also pays for group selection. 1,000 paths from the same words are
+//! checked in turn, a third of them built on some rule's prefix (the bench prints how many
+//! are disallowed, and how many rules are distinct).
 //!
 //! `cargo bench -p freshet-robots --bench is_allowed`
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
@@ -45,14 +46,15 @@ fn robots_file(rules: usize, sequence: &mut Sequence) -> String {
     );
     for _ in 0..rules {
         let (a, b, c) = (sequence.pick(WORDS), sequence.pick(WORDS), sequence.pick(WORDS));
+        let n = sequence.next() % 10;
         let line = match sequence.next() % 20 {
-            0..=11 => format!("Disallow: /{a}/{b}/\n"),
-            12..=14 => format!("Allow: /{a}/{b}/{c}.{}\n", sequence.pick(EXTENSIONS)),
-            15 => format!("Disallow: /*.{}$\n", sequence.pick(EXTENSIONS)),
-            16 => format!("Disallow: /{a}/*/{b}\n"),
-            17 => format!("Disallow: /*?{}=\n", sequence.pick(PARAMETERS)),
-            18 => format!("Disallow: /{a}/{b}/{c}$\n"),
-            _ => format!("Allow: /{a}/*.{}\n", sequence.pick(EXTENSIONS)),
+            0..=11 => format!("Disallow: /{a}/{b}{n}/\n"),
+            12..=14 => format!("Allow: /{a}/{b}{n}/{c}.{}\n", sequence.pick(EXTENSIONS)),
+            15 => format!("Disallow: /*{c}{n}.{}$\n", sequence.pick(EXTENSIONS)),
+            16 => format!("Disallow: /{a}/*/{b}{n}\n"),
+            17 => format!("Disallow: /*?{}={c}{n}\n", sequence.pick(PARAMETERS)),
+            18 => format!("Disallow: /{a}/{b}{n}/{c}$\n"),
+            _ => format!("Allow: /{a}/*{c}{n}.{}\n", sequence.pick(EXTENSIONS)),
         };
         text.push_str(&line);
     }
@@ -60,15 +62,21 @@ fn robots_file(rules: usize, sequence: &mut Sequence) -> String {
     text
 }
 
-fn paths(count: usize, sequence: &mut Sequence) -> Vec<String> {
+fn paths(count: usize, text: &str, sequence: &mut Sequence) -> Vec<String> {
+    let prefixes: Vec<&str> = text.lines().filter_map(|line| line.strip_prefix("Disallow: /")).collect();
     (0..count)
         .map(|_| {
+            if sequence.next().is_multiple_of(3) {
+                // A third of the paths start like some rule (a wildcard one may not match).
+                return format!("/{}page.html", prefixes[(sequence.next() % prefixes.len() as u64) as usize]);
+            }
             let (a, b, c) = (sequence.pick(WORDS), sequence.pick(WORDS), sequence.pick(WORDS));
+            let (n, m) = (sequence.next() % 10, sequence.next() % 10);
             let extension = sequence.pick(EXTENSIONS);
             match sequence.next() % 4 {
-                0 => format!("/{a}/{b}/{c}.{extension}"),
-                1 => format!("/{a}/{b}/{c}.{extension}?{}=1", sequence.pick(PARAMETERS)),
-                2 => format!("/{a}/{b}/{c}/index.{extension}"),
+                0 => format!("/{a}/{b}{n}/{c}{m}.{extension}"),
+                1 => format!("/{a}/{b}{n}/{c}.{extension}?{}={c}{m}", sequence.pick(PARAMETERS)),
+                2 => format!("/{a}/{b}{n}/{c}/index.{extension}"),
                 _ => format!("/{a}/{c}-{b}-{}", sequence.next() % 1000),
             }
         })
@@ -78,11 +86,15 @@ fn paths(count: usize, sequence: &mut Sequence) -> Vec<String> {
 fn bench(criterion: &mut Criterion) {
     let mut sequence = Sequence(42);
     let text = robots_file(1000, &mut sequence);
-    let paths = paths(1000, &mut sequence);
+    let paths = paths(1000, &text, &mut sequence);
     let robots = RobotsTxt::parse(text.as_bytes());
-    assert_eq!(robots.group("freshet").len(), 1000);
+    let distinct = robots.group("freshet").len();
     let disallowed = paths.iter().filter(|path| !robots.is_allowed("freshet", path)).count();
-    eprintln!("1,000-rule file: {} bytes; {disallowed} of {} paths disallowed", text.len(), paths.len());
+    eprintln!(
+        "1,000-rule file: {} bytes, {distinct} distinct rules; {disallowed} of {} paths disallowed",
+        text.len(),
+        paths.len()
+    );
 
     let mut group = criterion.benchmark_group("robots-1000-rules");
     group.throughput(Throughput::Elements(paths.len() as u64));

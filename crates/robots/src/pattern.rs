@@ -10,7 +10,7 @@
 use crate::normalize::{Piece, for_each_piece};
 
 /// A compiled path pattern.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Pattern {
     /// The literal pieces between wildcards; one piece when there is no wildcard.
     pieces: Box<[Box<[u8]>]>,
@@ -53,6 +53,15 @@ impl Pattern {
         self.specificity
     }
 
+    /// The octet after the pattern's leading `/`, when the pattern starts with `/` and a
+    /// literal octet: every path it matches starts with those two octets.
+    pub(crate) fn octet_after_slash(&self) -> Option<u8> {
+        match self.pieces.first().map(|piece| &piece[..]) {
+            Some([b'/', octet, ..]) => Some(*octet),
+            _ => None,
+        }
+    }
+
     /// Whether the pattern matches the normalised `path` (from its first octet).
     pub(crate) fn matches(&self, path: &[u8]) -> bool {
         let Some((first, rest)) = self.pieces.split_first() else {
@@ -64,19 +73,35 @@ impl Pattern {
         let Some((last, middle)) = rest.split_last() else {
             return !self.anchored || path.len() == first.len();
         };
+        // With the anchor, the last piece must end the path: the cheapest test, done first.
+        if self.anchored && !path.ends_with(last) {
+            return false;
+        }
         let mut position = first.len();
         for piece in middle {
-            match memchr::memmem::find(&path[position..], piece) {
+            match find(&path[position..], piece) {
                 Some(offset) => position += offset + piece.len(),
                 None => return false,
             }
         }
         if self.anchored {
-            path.len() >= position + last.len() && path.ends_with(last)
+            path.len() >= position + last.len()
         } else {
-            last.is_empty() || memchr::memmem::find(&path[position..], last).is_some()
+            find(&path[position..], last).is_some()
         }
     }
+}
+
+/// The first occurrence of `needle` in `haystack`. Pieces and paths are short, so this looks
+/// for the first octet with `memchr` and compares the rest, with no searcher to set up per
+/// call (`memchr::memmem::find` builds one each time).
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    let Some((&first, rest)) = needle.split_first() else {
+        return Some(0);
+    };
+    let last_start = haystack.len().checked_sub(needle.len())?;
+    memchr::memchr_iter(first, &haystack[..=last_start])
+        .find(|&start| haystack[start + 1..].starts_with(rest))
 }
 
 #[cfg(test)]

@@ -32,23 +32,64 @@ struct Rule {
 /// Rules are kept sorted by specificity (most octets first), allow before disallow at equal
 /// specificity, so the first rule that matches is the one the RFC picks: the longest match,
 /// allow winning ties. A check stops at that first match.
+///
+/// Groups of [`INDEX_FROM`] rules or more are also bucketed by the octet after the pattern's
+/// leading `/` (`/news/` goes to bucket `n`): a path `/n…` need only try bucket `n` and the
+/// rules that have no such octet (`/*.php`, `/$`), taking the better of the two first matches.
 #[derive(Clone, Debug, Default)]
 pub struct Group {
+    /// With an index: the buckets `0..=255` in order, then the unbucketed rules; each sorted.
+    /// Without: all rules, sorted.
     rules: Vec<Rule>,
+    /// Empty (no index), or 258 offsets: bucket `b` is `rules[starts[b]..starts[b + 1]]`, the
+    /// unbucketed rules are `rules[starts[256]..starts[257]]`.
+    starts: Vec<usize>,
     crawl_delay: Option<Duration>,
 }
 
+/// The number of rules from which a group is bucketed.
+const INDEX_FROM: usize = 16;
+
+/// The bucket of a rule: the octet after its leading `/`, or 256 for none.
+fn bucket(rule: &Rule) -> usize {
+    rule.pattern.octet_after_slash().map_or(256, usize::from)
+}
+
+/// The order of precedence: the smaller key wins.
+fn precedence(rule: &Rule) -> (std::cmp::Reverse<usize>, Verdict) {
+    (std::cmp::Reverse(rule.pattern.specificity()), rule.verdict)
+}
+
 impl Group {
+    /// The rule that decides for the normalised path, if any matches.
+    fn deciding_rule(&self, path: &[u8]) -> Option<&Rule> {
+        fn first_match<'a>(rules: &'a [Rule], path: &[u8]) -> Option<&'a Rule> {
+            rules.iter().find(|rule| rule.pattern.matches(path))
+        }
+        if self.starts.is_empty() {
+            return first_match(&self.rules, path);
+        }
+        let unbucketed = first_match(&self.rules[self.starts[256]..self.starts[257]], path);
+        let bucketed = match path {
+            [b'/', octet, ..] => {
+                let bucket = usize::from(*octet);
+                first_match(&self.rules[self.starts[bucket]..self.starts[bucket + 1]], path)
+            }
+            _ => None,
+        };
+        match (bucketed, unbucketed) {
+            (Some(a), Some(b)) => Some(if precedence(b) < precedence(a) { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// Whether the normalised path may be fetched under these rules.
     fn allows_normalized(&self, path: &[u8]) -> bool {
         if path == b"/robots.txt" {
             // "The /robots.txt URI is implicitly allowed." (RFC 9309 §2.2.2)
             return true;
         }
-        self.rules
-            .iter()
-            .find(|rule| rule.pattern.matches(path))
-            .is_none_or(|rule| rule.verdict == Verdict::Allow)
+        self.deciding_rule(path).is_none_or(|rule| rule.verdict == Verdict::Allow)
     }
 
     /// Whether `path_and_query` (a URL's path and query, e.g. `/a/b?c=d`) may be fetched
@@ -62,7 +103,7 @@ impl Group {
         self.crawl_delay
     }
 
-    /// How many `allow` and `disallow` rules the group holds.
+    /// How many distinct `allow` and `disallow` rules the group holds.
     pub fn len(&self) -> usize {
         self.rules.len()
     }
@@ -80,16 +121,33 @@ impl Group {
         self.crawl_delay = Some(self.crawl_delay.map_or(delay, |old| old.max(delay)));
     }
 
-    fn sort(&mut self) {
-        self.rules.sort_by(|a, b| {
-            b.pattern.specificity().cmp(&a.pattern.specificity()).then(a.verdict.cmp(&b.verdict))
-        });
+    /// Sorts the rules, and buckets them when there are enough.
+    fn finish(&mut self) {
+        // "Duplicate rules in a group MAY be deduplicated" (RFC 9309 §2.2.2): sorting puts
+        // equal rules side by side.
+        self.rules.sort_by(|a, b| precedence(a).cmp(&precedence(b)).then_with(|| a.pattern.cmp(&b.pattern)));
+        self.rules.dedup_by(|a, b| a.verdict == b.verdict && a.pattern == b.pattern);
+        if self.rules.len() < INDEX_FROM {
+            return;
+        }
+        // Stable: each bucket keeps the precedence order.
+        self.rules.sort_by_key(bucket);
+        let mut starts = Vec::with_capacity(258);
+        let mut index = 0;
+        for bucket_number in 0..=256 {
+            starts.push(index);
+            while index < self.rules.len() && bucket(&self.rules[index]) == bucket_number {
+                index += 1;
+            }
+        }
+        starts.push(self.rules.len());
+        self.starts = starts;
     }
 }
 
 /// The group every crawler gets when the file names it nowhere and has no `*` group: no
 /// rules, everything allowed.
-static EMPTY_GROUP: Group = Group { rules: Vec::new(), crawl_delay: None };
+static EMPTY_GROUP: Group = Group { rules: Vec::new(), starts: Vec::new(), crawl_delay: None };
 
 /// A parsed robots.txt file. Parse once with [`RobotsTxt::parse`], then check any number of
 /// paths with [`RobotsTxt::is_allowed`], or pick a crawler's [`Group`] once with
@@ -171,10 +229,10 @@ impl RobotsTxt {
             }
         }
         for (_, group) in &mut robots.named {
-            group.sort();
+            group.finish();
         }
         if let Some(group) = &mut robots.global {
-            group.sort();
+            group.finish();
         }
         robots
     }
@@ -332,6 +390,45 @@ mod tests {
         assert!(robots.truncated());
         assert!(!robots.is_allowed("x", "/a"));
         assert!(robots.is_allowed("x", "/b"));
+    }
+
+    /// The obvious twin: every rule tried, the best match by precedence.
+    fn reference_allows(group: &Group, path: &str) -> bool {
+        let path = normalize_path(path);
+        if *path == *b"/robots.txt" {
+            return true;
+        }
+        group
+            .rules
+            .iter()
+            .filter(|rule| rule.pattern.matches(&path))
+            .min_by_key(|rule| precedence(rule))
+            .is_none_or(|rule| rule.verdict == Verdict::Allow)
+    }
+
+    #[test]
+    fn bucketed_groups_agree_with_trying_every_rule() {
+        let words = ["a", "ab", "b", "ba", "*", "$", "/", "%61", "x", "."];
+        let mut body = String::from("user-agent: *\n");
+        let mut paths = Vec::new();
+        // Every pattern of up to three words, as allow and as disallow, and the same as paths.
+        for first in words {
+            for second in words {
+                for third in ["", "a", "*", "$"] {
+                    let pattern = format!("/{first}{second}{third}");
+                    let verdict = if (first.len() + second.len()) % 2 == 0 { "allow" } else { "disallow" };
+                    body.push_str(&format!("{verdict}: {pattern}\n"));
+                    paths.push(pattern.replace('*', "q"));
+                }
+            }
+        }
+        paths.extend(["/", "", "/robots.txt", "/zzz", "/ab/ba/x", "/a$", "/aba"].map(String::from));
+        let robots = RobotsTxt::parse(body.as_bytes());
+        let group = robots.group("any");
+        assert!(group.len() >= INDEX_FROM && !group.starts.is_empty());
+        for path in &paths {
+            assert_eq!(group.is_allowed(path), reference_allows(group, path), "{path}");
+        }
     }
 
     #[test]
