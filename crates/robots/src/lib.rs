@@ -50,9 +50,11 @@
 //!   is lost (the three `BOM-characters` cases). It also re-parses the whole file on every
 //!   check (about 263 µs per check on a 1,000-rule file, `shared/CRATES.md`), exposes no
 //!   `Crawl-delay`, and, like Google's parser before RFC 9309, compares paths unnormalised.
-//! - `texting_robots` 0.2.2: 134 of 146. It misses a mangled BOM (`BOM-characters`), does not
-//!   read `User-agent: Foo Bar` as `foo` (eight `user-agent-name` cases), does not encode a
-//!   raw UTF-8 URL, and lacks Google's `index.html` rule.
+//! - `texting_robots` 0.2.2: 134 of 146. It reads `User-agent: Foo Bar` as the name
+//!   `foo bar` rather than `foo` (eight `user-agent-name` cases), skips a mangled BOM that is no
+//!   BOM (one `BOM-characters` case) and lacks Google's `index.html` rule (one case); the other
+//!   two are the raw UTF-8 URLs that it, like this crate, percent-encodes as RFC 9309 asks. It
+//!   does not decode `%62%61%7A` to `baz`, which the RFC asks.
 //!
 //! Neither passes, neither implements the fetch-status policy, and the parser plus matcher is
 //! a few hundred lines, so it is written here. The parsing is Google's where Google and the
