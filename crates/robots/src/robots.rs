@@ -33,7 +33,7 @@ struct Rule {
 /// specificity, so the first rule that matches is the one the RFC picks: the longest match,
 /// allow winning ties. A check stops at that first match.
 ///
-/// Groups of [`INDEX_FROM`] rules or more are also bucketed by the octet after the pattern's
+/// Groups of 16 rules or more (`INDEX_FROM`) are also bucketed by the octet after the pattern's
 /// leading `/` (`/news/` goes to bucket `n`): a path `/n…` need only try bucket `n` and the
 /// rules that have no such octet (`/*.php`, `/$`), taking the better of the two first matches.
 #[derive(Clone, Debug, Default)]
