@@ -5,10 +5,12 @@
 //! 1 when a command fails (the message, on standard error, names the file, line and field at
 //! fault), 2 for a usage error. Each subcommand lives in its own module.
 //! `freshet simulate` runs revisit policies on a simulated changing web (crate `freshet-sim`).
+//! `freshet robots` checks URLs against a robots.txt file (crates `freshet-robots`, `freshet-url`).
 
 mod input;
 mod output;
 mod plot;
+mod robots;
 mod simulate;
 mod solve;
 mod summary;
@@ -35,6 +37,9 @@ enum Command {
     /// Run revisit policies on a simulated changing web and measure the freshness each keeps.
     #[command(long_about = simulate::LONG_ABOUT, after_long_help = simulate::after_long_help())]
     Simulate(simulate::SimulateArgs),
+    /// Check URLs against a robots.txt file: one `allowed` or `disallowed` line per URL.
+    #[command(long_about = robots::LONG_ABOUT)]
+    Robots(robots::RobotsArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,5 +65,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Solve(args) => solve::run(&args),
         Command::Simulate(args) => simulate::run(&args),
+        Command::Robots(args) => robots::run(&args),
     }
 }

@@ -1,0 +1,187 @@
+//! A compiled `allow`/`disallow` path pattern and its match against a normalised path
+//! (RFC 9309 §2.2.2 and §2.2.3).
+//!
+//! A pattern is cut at its wildcards into literal pieces, `p0 * p1 * … * pk`, with an optional
+//! end anchor (a final `$`). It matches a path when `p0` is a prefix of the path and the other
+//! pieces follow in order; with the anchor, `pk` must end the path. Placing each middle piece at
+//! its leftmost occurrence is optimal (it leaves the most room for the rest), so matching is
+//! one scan of the path: no backtracking, no regular expression.
+
+use crate::normalize::{Piece, for_each_piece};
+
+/// A compiled path pattern.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Pattern {
+    /// The literal pieces between wildcards; one piece when there is no wildcard.
+    pieces: Box<[Box<[u8]>]>,
+    /// Whether the pattern ended in `$`: the path must end where the pattern does.
+    anchored: bool,
+    /// How specific the pattern is: its octets once normalised, wildcards and anchor included
+    /// ("The most specific match is the match that has the most octets", RFC 9309 §2.2.2).
+    specificity: usize,
+}
+
+impl Pattern {
+    /// Compiles the value of an `allow`/`disallow` line. `None` for an empty value, which
+    /// matches nothing (an empty `Disallow:` allows everything; RFC 9309 §2.2.2 and the
+    /// spec suite's `most-specific-match` cases).
+    pub(crate) fn compile(value: &[u8]) -> Option<Self> {
+        if value.is_empty() {
+            return None;
+        }
+        let mut pieces = Vec::new();
+        let mut current = Vec::with_capacity(value.len());
+        let mut anchored = false;
+        let mut specificity = 0;
+        let mut normalized = Vec::with_capacity(value.len());
+        for_each_piece(value, |piece| normalized.push(piece));
+        let last = normalized.len().saturating_sub(1);
+        for (index, piece) in normalized.iter().enumerate() {
+            specificity += 1;
+            match *piece {
+                Piece::Raw(b'*') => pieces.push(std::mem::take(&mut current).into_boxed_slice()),
+                Piece::Raw(b'$') if index == last => anchored = true,
+                Piece::Raw(octet) | Piece::Decoded(octet) => current.push(octet),
+            }
+        }
+        pieces.push(current.into_boxed_slice());
+        Some(Self { pieces: pieces.into_boxed_slice(), anchored, specificity })
+    }
+
+    /// How specific the pattern is (its normalised length in octets).
+    pub(crate) fn specificity(&self) -> usize {
+        self.specificity
+    }
+
+    /// The octet after the pattern's leading `/`, when the pattern starts with `/` and a
+    /// literal octet: every path it matches starts with those two octets.
+    pub(crate) fn octet_after_slash(&self) -> Option<u8> {
+        match self.pieces.first().map(|piece| &piece[..]) {
+            Some([b'/', octet, ..]) => Some(*octet),
+            _ => None,
+        }
+    }
+
+    /// Whether the pattern matches the normalised `path` (from its first octet).
+    pub(crate) fn matches(&self, path: &[u8]) -> bool {
+        let Some((first, rest)) = self.pieces.split_first() else {
+            return false;
+        };
+        if !path.starts_with(first) {
+            return false;
+        }
+        let Some((last, middle)) = rest.split_last() else {
+            return !self.anchored || path.len() == first.len();
+        };
+        // With the anchor, the last piece must end the path: the cheapest test, done first.
+        if self.anchored && !path.ends_with(last) {
+            return false;
+        }
+        let mut position = first.len();
+        for piece in middle {
+            match find(&path[position..], piece) {
+                Some(offset) => position += offset + piece.len(),
+                None => return false,
+            }
+        }
+        if self.anchored {
+            path.len() >= position + last.len()
+        } else {
+            find(&path[position..], last).is_some()
+        }
+    }
+}
+
+/// The first occurrence of `needle` in `haystack`. Pieces and paths are short, so this looks
+/// for the first octet with `memchr` and compares the rest, with no searcher to set up per
+/// call (`memchr::memmem::find` builds one each time).
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    let Some((&first, rest)) = needle.split_first() else {
+        return Some(0);
+    };
+    let last_start = haystack.len().checked_sub(needle.len())?;
+    memchr::memchr_iter(first, &haystack[..=last_start])
+        .find(|&start| haystack[start + 1..].starts_with(rest))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn matches(pattern: &str, path: &str) -> bool {
+        Pattern::compile(pattern.as_bytes()).unwrap().matches(path.as_bytes())
+    }
+
+    #[test]
+    fn a_literal_pattern_is_a_prefix() {
+        assert!(matches("/fish", "/fish"));
+        assert!(matches("/fish", "/fish.html"));
+        assert!(matches("/fish", "/fishheads/yummy.html"));
+        assert!(!matches("/fish", "/Fish.asp"));
+        assert!(!matches("/fish", "/catfish"));
+        assert!(!matches("/fish/", "/fish"));
+    }
+
+    #[test]
+    fn a_wildcard_matches_any_run_of_octets() {
+        assert!(matches("/*.php", "/folder/filename.php?parameters"));
+        assert!(matches("/*.php", "//folder/any.php.file.html"));
+        assert!(!matches("/*.php", "/windows.PHP"));
+        assert!(matches("/fish*.php", "/fishheads/catfish.php?parameters"));
+        assert!(matches("/fish*", "/fish"));
+        assert!(matches("*", "/anything"));
+        assert!(matches("/a**b", "/ab"));
+        assert!(matches("/foo/*/qux", "/foo//qux"));
+        assert!(!matches("/foo/*/qux", "/foo/qux"));
+    }
+
+    #[test]
+    fn a_final_dollar_anchors_the_end() {
+        assert!(matches("/*.php$", "/folder/filename.php"));
+        assert!(!matches("/*.php$", "/filename.php?parameters"));
+        assert!(!matches("/*.php$", "/filename.php5"));
+        assert!(matches("/$", "/"));
+        assert!(!matches("/$", "/page.html"));
+        assert!(matches("/foo/bar$", "/foo/bar"));
+        assert!(!matches("/foo/bar$", "/foo/bar/"));
+        // The anchored last piece may not overlap the pieces before it.
+        assert!(!matches("/ab*ba$", "/aba"));
+        assert!(matches("/ab*ba$", "/abba"));
+    }
+
+    #[test]
+    fn a_dollar_inside_is_literal() {
+        assert!(matches("/price$.html", "/price$.html"));
+        assert!(!matches("/price$.html", "/price"));
+    }
+
+    #[test]
+    fn escaped_star_and_dollar_are_literal() {
+        assert!(matches("/file-%2A.html", "/file-*.html"));
+        assert!(!matches("/file-%2A.html", "/file-x.html"));
+        assert!(matches("/price%24", "/price$.html"));
+        assert!(!matches("/price%24", "/price"));
+    }
+
+    #[test]
+    fn patterns_are_normalised_like_paths() {
+        assert!(matches("/foo/bar/ツ", "/foo/bar/%E3%83%84"));
+        assert!(matches("/foo/bar/%62%61%7A", "/foo/bar/baz"));
+        assert!(matches("/a%2f", "/a%2F"));
+    }
+
+    #[test]
+    fn specificity_counts_normalised_octets() {
+        assert_eq!(Pattern::compile(b"/*.htm").unwrap().specificity(), 6);
+        assert_eq!(Pattern::compile(b"/$").unwrap().specificity(), 2);
+        assert_eq!(Pattern::compile(b"/%62").unwrap().specificity(), 2);
+        assert_eq!(Pattern::compile("/ツ".as_bytes()).unwrap().specificity(), 10);
+    }
+
+    #[test]
+    fn an_empty_value_is_no_pattern() {
+        assert_eq!(Pattern::compile(b""), None);
+    }
+}
