@@ -5,6 +5,7 @@
 //! 1 when a command fails (the message, on standard error, names the file, line and field at
 //! fault), 2 for a usage error. Each subcommand lives in its own module.
 //! `freshet simulate` runs revisit policies on a simulated changing web (crate `freshet-sim`).
+//! `freshet testweb` serves a synthetic web with known changes (crate `freshet-testweb`).
 
 mod input;
 mod output;
@@ -12,6 +13,7 @@ mod plot;
 mod simulate;
 mod solve;
 mod summary;
+mod testweb;
 
 use std::process::ExitCode;
 
@@ -35,6 +37,9 @@ enum Command {
     /// Run revisit policies on a simulated changing web and measure the freshness each keeps.
     #[command(long_about = simulate::LONG_ABOUT, after_long_help = simulate::after_long_help())]
     Simulate(simulate::SimulateArgs),
+    /// Serve a synthetic web on 127.0.0.1 whose every change is known (ground truth at /_truth).
+    #[command(long_about = testweb::LONG_ABOUT, after_long_help = testweb::after_long_help())]
+    Testweb(testweb::TestwebArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,5 +65,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Solve(args) => solve::run(&args),
         Command::Simulate(args) => simulate::run(&args),
+        Command::Testweb(args) => testweb::run(&args),
     }
 }
