@@ -46,7 +46,7 @@ mod server;
 mod web;
 
 pub use bomb::gzip_bomb;
-pub use changes::{ChangeIter, PageChanges};
+pub use changes::{ChangeIter, PageChanges, VersionCursor};
 pub use clock::{Clock, ManualClock, SystemClock, TimeMap, unix_seconds};
 pub use error::{Result, TestwebError};
 pub use freshet_sim::ChangeProcess;

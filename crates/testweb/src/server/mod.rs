@@ -11,7 +11,7 @@ mod truth;
 
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use axum::Router;
@@ -23,6 +23,7 @@ use bytes::Bytes;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::changes::VersionCursor;
 use crate::clock::{Clock, TimeMap, unix_seconds};
 use crate::error::{Result, TestwebError};
 use crate::log::{LogEntry, RequestLog};
@@ -76,9 +77,19 @@ pub(crate) struct AppState {
     /// Absolute URLs of the misbehaving hosts' roots, listed on `h0.web.test/`.
     pub(crate) root_links: Vec<String>,
     pub(crate) shutdown: watch::Receiver<bool>,
+    /// Per page, where the walk through its change times stopped (filled on first request), so
+    /// that answering at an ever later time costs O(1) per request rather than O(λt).
+    pub(crate) cursors: Vec<Mutex<Option<Box<VersionCursor>>>>,
 }
 
 impl AppState {
+    /// Page `id`'s version at model time `t` and the time of its change, through its cursor.
+    pub(crate) fn version_at(&self, id: u32, t: f64) -> (u64, Option<f64>) {
+        let Some(slot) = self.cursors.get(id as usize) else { return (0, None) };
+        let mut cursor = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        cursor.get_or_insert_with(|| Box::new(VersionCursor::new(self.web.changes(id)))).version_at(t)
+    }
+
     /// Sleeps for `duration`, or less if the server is shutting down.
     pub(crate) async fn sleep(&self, duration: Duration) {
         let mut shutdown = self.shutdown.clone();
@@ -150,6 +161,7 @@ impl TestWeb {
             .map(|kind| format!("http://{}:{}/", kind.host_name(), address.port()))
             .collect();
         let (shutdown, shutdown_rx) = watch::channel(false);
+        let cursors = (0..web.page_count()).map(|_| Mutex::new(None)).collect();
         let state = Arc::new(AppState {
             web,
             time: TimeMap { origin: clock.now(), scale: config.time_scale },
@@ -164,6 +176,7 @@ impl TestWeb {
             bomb,
             root_links,
             shutdown: shutdown_rx.clone(),
+            cursors,
         });
         let app = router(Arc::clone(&state)).into_make_service_with_connect_info::<ConnectionHandle>();
         let mut stop = shutdown_rx;

@@ -49,7 +49,7 @@ pub(super) fn respond(
     let Some(id) = web.lookup(host, path) else {
         return Reply::new(not_found(&format!("no page {path} on this host")));
     };
-    let (version, last_change) = web.changes(id).version_and_last_change(model_time);
+    let (version, last_change) = state.version_at(id, model_time);
     let etag = web.etag(id, version);
     let modified = state.time.wall_time(last_change.unwrap_or(0.0));
     let validators = [
