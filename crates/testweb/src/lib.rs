@@ -16,6 +16,9 @@
 //!   request log at `/_log` (and in process: [`TestWeb::log`]), optional per-request noise, and
 //!   misbehaving hosts ([`Misbehaviour`]).
 //!
+//! [`freshness`] computes a crawl's exact ground-truth freshness from its fetches, as
+//! the truth endpoints let any client do over HTTP.
+//!
 //! The change-time generator is written here rather than reused from the simulator because
 //! the simulator draws from one sequential generator, which a stateless server cannot replay
 //! per request; the processes' definitions are the simulator's own.
@@ -38,6 +41,7 @@ mod bomb;
 mod changes;
 mod clock;
 mod error;
+mod freshness;
 mod keyed;
 mod log;
 mod misbehave;
@@ -50,6 +54,7 @@ pub use changes::{ChangeIter, PageChanges, VersionCursor};
 pub use clock::{Clock, ManualClock, SystemClock, TimeMap, unix_seconds};
 pub use error::{Result, TestwebError};
 pub use freshet_sim::ChangeProcess;
+pub use freshness::{Fetch, Freshness, freshness};
 pub use log::{LogEntry, RequestLog};
 pub use misbehave::{Misbehaviour, MisbehaviourSettings};
 pub use server::{ServerConfig, TestWeb};
