@@ -7,6 +7,8 @@
 //! `freshet simulate` runs revisit policies on a simulated changing web (crate `freshet-sim`).
 //! `freshet robots` checks URLs against a robots.txt file (crates `freshet-robots`, `freshet-url`).
 
+//! `freshet testweb` serves a synthetic web with known changes (crate `freshet-testweb`).
+
 mod input;
 mod output;
 mod plot;
@@ -14,6 +16,7 @@ mod robots;
 mod simulate;
 mod solve;
 mod summary;
+mod testweb;
 
 use std::process::ExitCode;
 
@@ -40,6 +43,10 @@ enum Command {
     /// Check URLs against a robots.txt file: one `allowed` or `disallowed` line per URL.
     #[command(long_about = robots::LONG_ABOUT)]
     Robots(robots::RobotsArgs),
+
+    /// Serve a synthetic web on 127.0.0.1 whose every change is known (ground truth at /_truth).
+    #[command(long_about = testweb::LONG_ABOUT, after_long_help = testweb::after_long_help())]
+    Testweb(testweb::TestwebArgs),
 }
 
 fn main() -> ExitCode {
@@ -66,5 +73,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Solve(args) => solve::run(&args),
         Command::Simulate(args) => simulate::run(&args),
         Command::Robots(args) => robots::run(&args),
+
+        Command::Testweb(args) => testweb::run(&args),
     }
 }

@@ -1,0 +1,191 @@
+//! Misbehaving hosts: each kind of bad behaviour lives on a host of its own
+//! (`{kind}.web.test`), so the rest of the web behaves.
+//!
+//! | kind | host does |
+//! |---|---|
+//! | `slow` | every page waits [`MisbehaviourSettings::slow_delay`] before answering |
+//! | `slow-body` | headers at once, then the body in 512-byte chunks, one per `slow_body_interval` |
+//! | `rate-limit` | one page per `rate_limit_interval`; faster requests get 429 with `Retry-After` |
+//! | `5xx` | bursts of 500/502/503: the first `error_burst` of every `error_period` (wall time) |
+//! | `reset` | `/` answers; every other page resets the TCP connection (RST, no response) |
+//! | `redirect-loop` | `/loop/a` ↔ `/loop/b`, `/self` → itself, `/chain/{n}` → `/chain/{n+1}` forever |
+//! | `calendar` | `/cal/{year}/{month}` links the previous and next month: an infinite URL space |
+//! | `huge` | `/big`: a [`MisbehaviourSettings::huge_bytes`] (100 MiB) page, streamed |
+//! | `gzip-bomb` | `/bomb`: `Content-Encoding: gzip`, ~1,000× expansion to `bomb_bytes` (1 GiB) of zeros |
+//! | `bad-encoding` | invalid UTF-8 labelled UTF-8, Latin-1 by header and by `<meta>`, HTML labelled `image/png`, binary labelled `text/html`, no `Content-Type` |
+//! | `robots-timeout` | robots.txt answers only after `robots_hang` (1 hour) |
+//! | `robots-500` | robots.txt answers 500 |
+//!
+//! robots.txt of every other kind allows everything. Each host's `/` links its special paths
+//! and five ordinary pages `/page/1…5`, which never change.
+
+use std::time::Duration;
+
+use crate::error::{Result, TestwebError};
+use crate::web::DOMAIN;
+
+/// A kind of misbehaving host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Misbehaviour {
+    /// Slow responses.
+    Slow,
+    /// Slow bodies.
+    SlowBody,
+    /// 429 with Retry-After.
+    RateLimit,
+    /// Bursts of 5xx.
+    ServerErrors,
+    /// Connection resets.
+    Reset,
+    /// Redirect loops and endless chains.
+    RedirectLoop,
+    /// An infinite URL space.
+    Calendar,
+    /// A 100 MiB page.
+    Huge,
+    /// A gzip bomb.
+    GzipBomb,
+    /// Invalid UTF-8 and wrong content types.
+    BadEncoding,
+    /// robots.txt that does not answer.
+    RobotsTimeout,
+    /// robots.txt that answers 500.
+    Robots500,
+}
+
+impl Misbehaviour {
+    /// Every kind, in the order of the table above.
+    pub const ALL: [Self; 12] = [
+        Self::Slow,
+        Self::SlowBody,
+        Self::RateLimit,
+        Self::ServerErrors,
+        Self::Reset,
+        Self::RedirectLoop,
+        Self::Calendar,
+        Self::Huge,
+        Self::GzipBomb,
+        Self::BadEncoding,
+        Self::RobotsTimeout,
+        Self::Robots500,
+    ];
+
+    /// The kind's name, as `--misbehave` takes it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Slow => "slow",
+            Self::SlowBody => "slow-body",
+            Self::RateLimit => "rate-limit",
+            Self::ServerErrors => "5xx",
+            Self::Reset => "reset",
+            Self::RedirectLoop => "redirect-loop",
+            Self::Calendar => "calendar",
+            Self::Huge => "huge",
+            Self::GzipBomb => "gzip-bomb",
+            Self::BadEncoding => "bad-encoding",
+            Self::RobotsTimeout => "robots-timeout",
+            Self::Robots500 => "robots-500",
+        }
+    }
+
+    /// The kind's host: `{name}.web.test`.
+    #[must_use]
+    pub fn host_name(self) -> String {
+        format!("{}.{DOMAIN}", self.name())
+    }
+
+    /// The kind whose host is `host` (lower-case, no port).
+    #[must_use]
+    pub fn from_host(host: &str) -> Option<Self> {
+        let name = host.strip_suffix(DOMAIN)?.strip_suffix('.')?;
+        Self::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+
+    /// Parses a comma-separated list of names; `all` means every kind. Sorted, no duplicates.
+    ///
+    /// # Errors
+    /// [`TestwebError::UnknownMisbehaviour`] naming the first unknown name.
+    pub fn parse_list(list: &str) -> Result<Vec<Self>> {
+        let mut kinds = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|name| !name.is_empty()) {
+            if name.eq_ignore_ascii_case("all") {
+                kinds.extend(Self::ALL);
+                continue;
+            }
+            match Self::ALL.into_iter().find(|kind| kind.name().eq_ignore_ascii_case(name)) {
+                Some(kind) => kinds.push(kind),
+                None => {
+                    let known = Self::ALL.map(Self::name).join(", ");
+                    return Err(TestwebError::UnknownMisbehaviour { name: name.to_string(), known });
+                }
+            }
+        }
+        kinds.sort_unstable();
+        kinds.dedup();
+        Ok(kinds)
+    }
+}
+
+/// Sizes and durations of the misbehaviours. The defaults suit a crawler in real time; tests
+/// shrink them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MisbehaviourSettings {
+    /// `slow`: wait before the response head.
+    pub slow_delay: Duration,
+    /// `slow-body`: chunks of 512 bytes in the body.
+    pub slow_body_chunks: u32,
+    /// `slow-body`: wait between two chunks.
+    pub slow_body_interval: Duration,
+    /// `rate-limit`: at most one page per this interval.
+    pub rate_limit_interval: Duration,
+    /// `5xx`: length of the cycle.
+    pub error_period: Duration,
+    /// `5xx`: errors during the first `error_burst` of each cycle.
+    pub error_burst: Duration,
+    /// `huge`: bytes of `/big`.
+    pub huge_bytes: u64,
+    /// `gzip-bomb`: bytes of `/bomb` once decompressed.
+    pub bomb_bytes: u64,
+    /// `robots-timeout`: how long robots.txt takes.
+    pub robots_hang: Duration,
+}
+
+impl Default for MisbehaviourSettings {
+    fn default() -> Self {
+        Self {
+            slow_delay: Duration::from_secs(10),
+            slow_body_chunks: 60,
+            slow_body_interval: Duration::from_secs(1),
+            rate_limit_interval: Duration::from_secs(5),
+            error_period: Duration::from_secs(20),
+            error_burst: Duration::from_secs(5),
+            huge_bytes: 100 << 20,
+            bomb_bytes: 1 << 30,
+            robots_hang: Duration::from_secs(3600),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for kind in Misbehaviour::ALL {
+            assert_eq!(Misbehaviour::from_host(&kind.host_name()), Some(kind));
+            assert_eq!(Misbehaviour::parse_list(kind.name()).unwrap(), vec![kind]);
+        }
+        assert_eq!(Misbehaviour::parse_list("all").unwrap().len(), 12);
+        assert_eq!(
+            Misbehaviour::parse_list("huge, slow,huge").unwrap(),
+            vec![Misbehaviour::Slow, Misbehaviour::Huge]
+        );
+        let err = Misbehaviour::parse_list("slow,nope").unwrap_err().to_string();
+        assert!(err.contains("\"nope\"") && err.contains("gzip-bomb"), "{err}");
+        assert_eq!(Misbehaviour::from_host("h1.web.test"), None);
+    }
+}
