@@ -153,3 +153,14 @@ pub fn record_type(record: &Record) -> &str {
 pub fn record_id(record: &Record) -> RecordId {
     record.header.record_id().unwrap()
 }
+
+/// A temporary directory on tmpfs (`/dev/shm`) when there is one, else in the usual place: the
+/// recovery tests cut and recover files about a thousand times, each ending in an `fsync` that
+/// tmpfs makes free; durability itself is not what they test.
+pub fn scratch_dir() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    match shm.is_dir().then(|| tempfile::tempdir_in(shm)) {
+        Some(Ok(dir)) => dir,
+        _ => tempfile::tempdir().unwrap(),
+    }
+}
