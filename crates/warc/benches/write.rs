@@ -13,7 +13,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use freshet_warc::{Capture, CaptureResponse, WarcWriter, WriterOptions};
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use freshet_warc::{Capture, CaptureResponse, Digest, WarcWriter, WriterOptions};
+use std::io::Write;
 
 const PAGE_BYTES: usize = 10_000;
 
@@ -66,5 +69,30 @@ fn write_capture(criterion: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, write_capture);
+/// The two costs inside a capture, alone: SHA-1 of the response (block digest) and gzip of it.
+fn parts(criterion: &mut Criterion) {
+    let response = common::ok_response(&common::page_body(7, PAGE_BYTES));
+    let request = common::request("/p7");
+    let mut group = criterion.benchmark_group("parts");
+    group.throughput(Throughput::Bytes(response.len() as u64));
+    group.measurement_time(Duration::from_secs(3));
+    group.bench_function("sha1/10KB-page", |bencher| bencher.iter(|| Digest::sha1(black_box(&response))));
+    for level in [1, 6] {
+        for (name, message) in [("10KB-page", &response), ("request", &request)] {
+            group.bench_function(format!("gzip-{level}/{name}"), |bencher| {
+                let mut out = Vec::with_capacity(message.len());
+                bencher.iter(|| {
+                    out.clear();
+                    let mut encoder = GzEncoder::new(&mut out, Compression::new(level));
+                    encoder.write_all(black_box(message)).unwrap();
+                    encoder.finish().unwrap();
+                    black_box(out.len())
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, write_capture, parts);
 criterion_main!(benches);

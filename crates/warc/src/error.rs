@@ -73,6 +73,12 @@ pub enum WarcError {
         /// Offset of a later member that decodes to a valid record.
         next_valid_offset: u64,
     },
+    /// The deflate compressor reported an error (a bug, not bad input: nothing was written).
+    #[error("gzip compression failed: {reason}")]
+    Compress {
+        /// The compressor's message.
+        reason: String,
+    },
     /// A previous write failed and the file could not be rolled back to its last complete record;
     /// the writer refuses further writes (reopen it to recover the file).
     #[error("writer is unusable after a failed write to {path} that could not be rolled back")]

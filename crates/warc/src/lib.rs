@@ -72,6 +72,7 @@
 mod date;
 mod digest;
 mod error;
+mod gzip;
 mod reader;
 mod record;
 mod record_id;

@@ -2,12 +2,8 @@
 //! block, and their encoding as one gzip member (WARC 1.1 Annex D.2: "each record … in its own
 //! gzip member"), plus the parser that checks a decompressed member holds exactly one record.
 
-use std::io::Write;
-
-use flate2::Compression;
-use flate2::write::GzEncoder;
-
 use crate::digest::Digest;
+use crate::gzip::MemberEncoder;
 use crate::record_id::RecordId;
 
 /// The version line this crate writes.
@@ -70,7 +66,12 @@ impl WarcHeader {
 
 /// Appends one gzip member holding the record `fields` + `block` to `out`. The field values have
 /// been checked by the caller (no line breaks); `Content-Length` is the last field written.
-pub(crate) fn encode_member(fields: &[(&str, String)], block: &[&[u8]], level: u32, out: &mut Vec<u8>) {
+pub(crate) fn encode_member(
+    fields: &[(&str, String)],
+    block: &[&[u8]],
+    encoder: &mut MemberEncoder,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
     let block_len: usize = block.iter().map(|part| part.len()).sum();
     let mut header = String::with_capacity(512);
     header.push_str(WARC_VERSION);
@@ -85,14 +86,11 @@ pub(crate) fn encode_member(fields: &[(&str, String)], block: &[&[u8]], level: u
     header.push_str(&block_len.to_string());
     header.push_str("\r\n\r\n");
 
-    let mut encoder = GzEncoder::new(out, Compression::new(level));
-    // Writing into a Vec<u8> cannot fail; the results are checked anyway rather than unwrapped.
-    let written = encoder
-        .write_all(header.as_bytes())
-        .and_then(|()| block.iter().try_for_each(|part| encoder.write_all(part)))
-        .and_then(|()| encoder.write_all(b"\r\n\r\n"))
-        .and_then(|()| encoder.try_finish());
-    debug_assert!(written.is_ok(), "writing gzip into memory failed: {written:?}");
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(block.len() + 2);
+    parts.push(header.as_bytes());
+    parts.extend_from_slice(block);
+    parts.push(b"\r\n\r\n");
+    encoder.encode(&parts, out)
 }
 
 /// Splits a decompressed member into its header and block, checking that it holds exactly one
@@ -186,7 +184,13 @@ mod tests {
     #[test]
     fn encodes_the_exact_record_text_and_parses_it_back() {
         let mut member = Vec::new();
-        encode_member(&[("WARC-Type", "resource".into())], &[b"ab", b"c"], 6, &mut member);
+        encode_member(
+            &[("WARC-Type", "resource".into())],
+            &[b"ab", b"c"],
+            &mut MemberEncoder::new(6),
+            &mut member,
+        )
+        .unwrap();
         let text = decompress(&member);
         assert_eq!(text, b"WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n");
         let (header, block) = parse_record(text).unwrap();

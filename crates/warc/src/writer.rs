@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::date::WarcDate;
 use crate::digest::Digest;
 use crate::error::{Result, WarcError, io_error};
+use crate::gzip::MemberEncoder;
 use crate::record::{encode_member, http_head_len};
 use crate::record_id::{RecordId, RecordIds};
 use crate::recover::{FileRecovery, recover_file};
@@ -204,6 +205,7 @@ pub struct WarcWriter {
     next_number: u32,
     poisoned: Option<PathBuf>,
     buffer: Vec<u8>,
+    encoder: MemberEncoder,
 }
 
 impl WarcWriter {
@@ -252,8 +254,16 @@ impl WarcWriter {
                 reason: format!("file numbers of {:?} are exhausted", options.prefix),
             })
         })?;
-        let writer =
-            Self { dir: dir.to_owned(), options, current, next_number, poisoned: None, buffer: Vec::new() };
+        let encoder = MemberEncoder::new(options.gzip_level);
+        let writer = Self {
+            dir: dir.to_owned(),
+            options,
+            current,
+            next_number,
+            poisoned: None,
+            buffer: Vec::new(),
+            encoder,
+        };
         Ok((writer, recovery))
     }
 
@@ -270,14 +280,28 @@ impl WarcWriter {
         let needs_rotation = {
             let current =
                 ensure_file(&mut self.current, &self.dir, &self.options.prefix, &mut self.next_number)?;
-            written = encode_capture(current, &self.options, capture, response_head_len, &mut self.buffer);
+            written = encode_capture(
+                current,
+                &self.options,
+                capture,
+                response_head_len,
+                &mut self.encoder,
+                &mut self.buffer,
+            )?;
             current.captures > 0 && current.len + self.buffer.len() as u64 > self.options.max_file_bytes
         };
         if needs_rotation {
             finish_file(self.current.take(), &self.dir)?;
             let current =
                 ensure_file(&mut self.current, &self.dir, &self.options.prefix, &mut self.next_number)?;
-            written = encode_capture(current, &self.options, capture, response_head_len, &mut self.buffer);
+            written = encode_capture(
+                current,
+                &self.options,
+                capture,
+                response_head_len,
+                &mut self.encoder,
+                &mut self.buffer,
+            )?;
         }
         let current = ensure_file(&mut self.current, &self.dir, &self.options.prefix, &mut self.next_number)?;
         if let Err(source) = current.file.write_all(&self.buffer) {
@@ -394,8 +418,9 @@ fn encode_capture(
     options: &WriterOptions,
     capture: &Capture<'_>,
     response_head_len: usize,
+    encoder: &mut MemberEncoder,
     buffer: &mut Vec<u8>,
-) -> CaptureWritten {
+) -> Result<CaptureWritten> {
     buffer.clear();
     let ids = options.record_ids;
     let mut index_in_write = 0;
@@ -411,7 +436,7 @@ fn encode_capture(
             ("WARC-Block-Digest", Digest::sha1(block.as_bytes()).to_string()),
             ("Content-Type", "application/warc-fields".to_owned()),
         ];
-        encode_member(&fields, &[block.as_bytes()], options.gzip_level, buffer);
+        encode_member(&fields, &[block.as_bytes()], encoder, buffer).map_err(compress_error)?;
         current.warcinfo_id = Some(warcinfo_id);
     }
     let response_id = ids.next(current.number, current.len, index_in_write);
@@ -420,12 +445,12 @@ fn encode_capture(
 
     let response_offset = current.len + buffer.len() as u64;
     let payload_digest =
-        encode_response(&common, response_id, request_id, response_head_len, options.gzip_level, buffer);
+        encode_response(&common, response_id, request_id, response_head_len, encoder, buffer)?;
     let request_offset = current.len + buffer.len() as u64;
     let mut request_fields = common.fields("request", request_id, response_id);
     request_fields.push(("WARC-Block-Digest", Digest::sha1(capture.request).to_string()));
     request_fields.push(("Content-Type", "application/http;msgtype=request".to_owned()));
-    encode_member(&request_fields, &[capture.request], options.gzip_level, buffer);
+    encode_member(&request_fields, &[capture.request], encoder, buffer).map_err(compress_error)?;
     let end = current.len + buffer.len() as u64;
 
     let record = |record_id, offset, member_len, payload_digest| WrittenRecord {
@@ -435,10 +460,14 @@ fn encode_capture(
         member_len,
         payload_digest,
     };
-    CaptureWritten {
+    Ok(CaptureWritten {
         response: record(response_id, response_offset, request_offset - response_offset, payload_digest),
         request: record(request_id, request_offset, end - request_offset, None),
-    }
+    })
+}
+
+fn compress_error(reason: String) -> WarcError {
+    WarcError::Compress { reason }
 }
 
 /// The fields every request, response and revisit record carries, in the order written.
@@ -474,9 +503,9 @@ fn encode_response(
     id: RecordId,
     request_id: RecordId,
     head_len: usize,
-    level: u32,
+    encoder: &mut MemberEncoder,
     out: &mut Vec<u8>,
-) -> Option<Digest> {
+) -> Result<Option<Digest>> {
     let content_type = ("Content-Type", "application/http;msgtype=response".to_owned());
     match &common.capture.response {
         CaptureResponse::Full { message, truncated } => {
@@ -488,8 +517,8 @@ fn encode_response(
                 fields.push(("WARC-Truncated", truncation.as_str().to_owned()));
             }
             fields.push(content_type);
-            encode_member(&fields, &[message], level, out);
-            Some(payload_digest)
+            encode_member(&fields, &[message], encoder, out).map_err(compress_error)?;
+            Ok(Some(payload_digest))
         }
         CaptureResponse::IdenticalPayload { message, refers_to } => {
             let head = &message[..head_len];
@@ -500,8 +529,8 @@ fn encode_response(
             fields.push(("WARC-Block-Digest", Digest::sha1(head).to_string()));
             fields.push(("WARC-Payload-Digest", payload_digest.to_string()));
             fields.push(content_type);
-            encode_member(&fields, &[head], level, out);
-            Some(payload_digest)
+            encode_member(&fields, &[head], encoder, out).map_err(compress_error)?;
+            Ok(Some(payload_digest))
         }
         CaptureResponse::NotModified { message, refers_to } => {
             let mut fields = common.fields("revisit", id, request_id);
@@ -509,8 +538,8 @@ fn encode_response(
             push_refers_to(&mut fields, refers_to);
             fields.push(("WARC-Block-Digest", Digest::sha1(message).to_string()));
             fields.push(content_type);
-            encode_member(&fields, &[message], level, out);
-            None
+            encode_member(&fields, &[message], encoder, out).map_err(compress_error)?;
+            Ok(None)
         }
     }
 }
