@@ -12,7 +12,8 @@
 //! - [`Digest`]: `WARC-Block-Digest` and `WARC-Payload-Digest`, `sha1:` + base32.
 //! - [`WarcReader`]: iterates the records of a `.warc.gz`, member by member.
 //! - [`recover_file`], [`scan_file`]: the longest valid prefix of a file, and the cut of a torn
-//!   tail; [`WarcWriter::open`] runs them on the files a killed writer left.
+//!   tail; [`WarcWriter::open`] runs them on the files a killed writer left, and continues;
+//!   [`recover_dir`] recovers and finishes them, for a crawl that will not resume.
 //!
 //! # Crash safety and the order the crawler must follow
 //! A file being written is `PREFIX-NNNNN.warc.gz.open`; it is renamed to `PREFIX-NNNNN.warc.gz`
@@ -37,8 +38,10 @@
 //! The `warc` crate (0.4) cannot be used: it compresses a whole file as one gzip member (warcio
 //! rejects that as "non-chunked gzip"), writes WARC/1.0, computes no digests, its writer does not
 //! truncate a torn record, and `WarcReader::from_path` fails (see `shared/CRATES.md`). What is
-//! left is small: header text, one `flate2` member per record, `sha1` digests in
-//! `data-encoding`'s base32. Record ids are `uuid` v4s; dates are formatted by `humantime`.
+//! left is small: header text, one gzip member per record (`flate2`'s raw deflate with the
+//! zlib-rs backend, its state reused from member to member, with the RFC 1952 header and trailer
+//! around it: `gzip.rs` says why), `sha1` digests in `data-encoding`'s base32. Record ids are
+//! `uuid` v4s; dates are formatted by `humantime`.
 //! The files are checked by `warcio check` and `warcio index` (PyPI) in `tests/warcio.rs`.
 //!
 //! # Example
@@ -89,4 +92,5 @@ pub use recover::{FileRecovery, FileScan, recover_file, scan_file};
 pub use writer::{
     Capture, CaptureResponse, CaptureWritten, DEFAULT_MAX_FILE_BYTES, PROFILE_IDENTICAL_PAYLOAD_DIGEST,
     PROFILE_SERVER_NOT_MODIFIED, Recovery, RefersTo, Truncation, WarcWriter, WriterOptions, WrittenRecord,
+    recover_dir,
 };

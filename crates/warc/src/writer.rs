@@ -344,6 +344,18 @@ impl WarcWriter {
     }
 }
 
+/// Recovers the `.open` files of `prefix` in `dir` as [`WarcWriter::open`] does, then gives the
+/// newest its final name too: for a crawl that stopped and will not resume, so that every file
+/// has its final name and ends with a whole record.
+pub fn recover_dir(dir: &Path, prefix: &str) -> Result<Recovery> {
+    let options = WriterOptions { prefix: prefix.to_owned(), ..WriterOptions::default() };
+    let (writer, mut recovery) = WarcWriter::open(dir, options)?;
+    if let Some(final_path) = writer.finish()? {
+        recovery.finalized.push(final_path);
+    }
+    Ok(recovery)
+}
+
 /// Checks what the capture will write into header lines and finds the end of the response's
 /// HTTP header block.
 fn validate_capture(capture: &Capture<'_>) -> Result<usize> {

@@ -241,3 +241,23 @@ fn bad_captures_are_refused_and_nothing_is_written() {
     assert_eq!(writer.current_file(), None, "no file was started for refused captures");
     assert!(common::warc_files(dir.path()).is_empty());
 }
+
+#[test]
+fn recover_dir_gives_every_file_its_final_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, _) = WarcWriter::open(dir.path(), seeded(u64::MAX)).unwrap();
+    common::write_page(&mut writer, 1, 500);
+    drop(writer);
+    let mut bytes = std::fs::read(dir.path().join("freshet-00000.warc.gz.open")).unwrap();
+    let whole = bytes.len();
+    bytes.extend_from_slice(&[0x1f, 0x8b, 0x08, 0, 1, 2]); // the start of a torn record
+    std::fs::write(dir.path().join("freshet-00000.warc.gz.open"), &bytes).unwrap();
+
+    let recovery = freshet_warc::recover_dir(dir.path(), "freshet").unwrap();
+    assert_eq!((recovery.bytes_cut(), recovery.records_cut()), (6, 1));
+    let final_path = dir.path().join("freshet-00000.warc.gz");
+    assert_eq!(recovery.finalized, std::slice::from_ref(&final_path));
+    assert_eq!(common::warc_files(dir.path()), std::slice::from_ref(&final_path));
+    assert_eq!(std::fs::metadata(&final_path).unwrap().len(), whole as u64);
+    assert_eq!(common::read_all(&final_path).len(), 3);
+}
