@@ -79,7 +79,10 @@ pub struct Capture<'a> {
 #[derive(Clone, Debug)]
 pub enum CaptureResponse<'a> {
     /// A `response` record holding the HTTP message as received: status line, headers, blank
-    /// line, body.
+    /// line, body. `WARC-Payload-Digest` covers the bytes after the blank line exactly as given:
+    /// a body still in chunked transfer coding is digested chunked, which is what `warcio check`
+    /// recomputes; a crawler whose HTTP client removed the transfer coding should also drop the
+    /// `Transfer-Encoding` header line, so that readers do not try to de-chunk the body.
     Full {
         /// The message.
         message: &'a [u8],
