@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite, as README.md names it and .ci/run calls it: on a fresh machine with only
-# the Rust toolchain it needs nothing else. Formatting, lints (warnings are errors), every test
-# and doctest of every crate.
+# the Rust toolchain it installs the rest itself (scripts/install-test-deps.sh). Formatting, lints
+# (warnings are errors), every test and doctest of every crate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+
+# Test dependencies outside Rust: warcio for crates/warc/tests/warcio.rs (a venv in .venv-test/).
+bash scripts/install-test-deps.sh
+export FRESHET_WARCIO="$PWD/.venv-test/bin/warcio"
+
 cargo test --workspace --locked
