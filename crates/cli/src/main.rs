@@ -5,6 +5,7 @@
 //! 1 when a command fails (the message, on standard error, names the file, line and field at
 //! fault), 2 for a usage error. Each subcommand lives in its own module.
 //! `freshet simulate` runs revisit policies on a simulated changing web (crate `freshet-sim`).
+//! `freshet scenario new-host` plots seed 003's new-host scenario (crate `freshet-sim`).
 //! `freshet robots` checks URLs against a robots.txt file (crates `freshet-robots`, `freshet-url`).
 
 //! `freshet testweb` serves a synthetic web with known changes (crate `freshet-testweb`).
@@ -13,6 +14,7 @@ mod input;
 mod output;
 mod plot;
 mod robots;
+mod scenario;
 mod simulate;
 mod solve;
 mod summary;
@@ -43,6 +45,9 @@ enum Command {
     /// Check URLs against a robots.txt file: one `allowed` or `disallowed` line per URL.
     #[command(long_about = robots::LONG_ABOUT)]
     Robots(robots::RobotsArgs),
+    /// Run a named scenario (new-host: seed 003's recrawls of a new, capped host) and plot it.
+    #[command(long_about = scenario::LONG_ABOUT)]
+    Scenario(scenario::ScenarioArgs),
 
     /// Serve a synthetic web on 127.0.0.1 whose every change is known (ground truth at /_truth).
     #[command(long_about = testweb::LONG_ABOUT, after_long_help = testweb::after_long_help())]
@@ -73,6 +78,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Solve(args) => solve::run(&args),
         Command::Simulate(args) => simulate::run(&args),
         Command::Robots(args) => robots::run(&args),
+        Command::Scenario(args) => scenario::run(&args),
 
         Command::Testweb(args) => testweb::run(&args),
     }

@@ -43,6 +43,7 @@ pub mod policy;
 mod politeness;
 mod process;
 mod rng;
+pub mod scenario;
 mod simulate;
 
 pub use error::{Result, SimError};

@@ -72,5 +72,5 @@ pub fn build(config: &Config, kind: PolicyKind, rates: RatesMode) -> Result<Box<
             Box::new(CarouselPolicy::new(source, &initial))
         }
     };
-    Ok(if limited { Box::new(Gate::new(policy, host_of_page, clocks())) } else { policy })
+    Ok(if limited { Box::new(Gate::new(policy, host_of_page, clocks(), config.budget)) } else { policy })
 }

@@ -21,9 +21,10 @@
 //!
 //! **Politeness.** Rate policies respect host caps in the long run through the host-capped
 //! solver (or capped proportional shares); in the short run every policy is wrapped, when any
-//! host has a limit, in a gate that delays a fetch until its host allows it (same arithmetic
-//! as the simulator's meter). A delayed fetch delays the ones after it: the budget is never
-//! exceeded, but it may go partly unused (see `fetch_rate` in the summary).
+//! host has a limit, in a gate that defers a fetch until its host allows it (same arithmetic
+//! as the simulator's meter) while fetches of other hosts go ahead, as a crawler's per-host
+//! queues do; starts stay `1/R` apart, so the budget is never exceeded (`gate.rs`).
+//! `threshold` is not gated: the online scheduler keeps politeness itself.
 //!
 //! # Learned rates
 //! Each page keeps a `freshet_estimate::ChangeHistory`. At each re-estimate the learner fits
