@@ -1,0 +1,523 @@
+//! The conformance suite every [`FrontierStore`] engine must pass (after tantivy's
+//! `src/directory/tests.rs`): every verb, batches, duplicates, id stability, reopening, crash
+//! recovery of in-flight pages, and bad input. An engine provides a [`Harness`] and runs
+//! [`conformance_tests!`](crate::conformance_tests), which makes one `#[test]` per check.
+//!
+//! A failed check panics with what differed: this module is test code compiled only with the
+//! `conformance` feature, so `unwrap` is its way of reporting.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::missing_panics_doc, missing_docs)]
+
+use freshet_schedule::online::{Budget, Decision, HostId, PageId, Politeness, Scheduler};
+
+use crate::{
+    Completion, Discovery, FrontierStore, HostPoliteness, Op, PageState, StoreError, StoredPage, limits,
+};
+
+/// How the suite gets stores of one engine.
+pub trait Harness {
+    /// The engine.
+    type Store: FrontierStore;
+    /// A new, empty store.
+    fn create(&mut self) -> Self::Store;
+    /// Closes `store` and opens it again from what it kept (a persistent engine drops it and
+    /// reopens its file; the memory engine, whose data lives as long as the value, returns it).
+    fn reopen(&mut self, store: Self::Store) -> Self::Store;
+}
+
+/// Makes one `#[test]` per check for the harness built by `$make`.
+#[macro_export]
+macro_rules! conformance_tests {
+    ($make:expr) => {
+        $crate::conformance_tests!(@tests $make;
+            discover_allocates_dense_ids_and_hosts,
+            duplicates_are_admitted_once,
+            ids_are_stable_across_reopen,
+            start_complete_release,
+            reopen_keeps_everything,
+            recover_gives_in_flight_pages_back,
+            failed_batch_changes_nothing,
+            bad_input_is_refused_by_name,
+            remove_forgets_the_url,
+            hosts_keep_their_politeness,
+            pages_are_listed_in_id_order,
+            large_batch_with_duplicates,
+            store_rebuilds_the_scheduler,
+        );
+    };
+    (@tests $make:expr; $($check:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $check() {
+                let mut harness = $make;
+                $crate::conformance::$check(&mut harness);
+            }
+        )*
+    };
+}
+
+/// A discovery of `url` on host `host`, weight 1, rate 0.1, due at 0.
+#[must_use]
+pub fn discovery(url: &str, host: &str) -> Discovery {
+    Discovery {
+        url: url.to_owned(),
+        host: host.to_owned(),
+        weight: 1.0,
+        change_rate: 0.1,
+        depth: 0,
+        discovered_from: None,
+        due: 0.0,
+    }
+}
+
+/// A completion of `page` fetched at `at`, with every optional field set.
+#[must_use]
+pub fn completion(page: PageId, at: f64) -> Completion {
+    Completion {
+        page,
+        fetched_at: at,
+        weight: 2.5,
+        change_rate: 0.25,
+        next_due: Some(at + 10.0),
+        etag: Some("\"v1\"".to_owned()),
+        last_modified: Some("Tue, 15 Nov 1994 12:45:26 GMT".to_owned()),
+        fingerprint: vec![7; 20],
+        estimator: vec![1, 2, 3, 4],
+    }
+}
+
+fn all_pages(store: &impl FrontierStore) -> Vec<StoredPage> {
+    store.pages(None, usize::MAX).unwrap()
+}
+
+fn state_of(store: &impl FrontierStore, page: PageId) -> PageState {
+    store.page(page).unwrap().expect("page held").record.state
+}
+
+pub fn discover_allocates_dense_ids_and_hosts<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let batch = [
+        Op::Discover(discovery("http://a.test/", "a.test")),
+        Op::Discover(Discovery {
+            depth: 2,
+            discovered_from: Some(PageId(0)),
+            ..discovery("http://a.test/x", "a.test")
+        }),
+        Op::Discover(discovery("http://b.test/", "b.test")),
+    ];
+    let report = store.commit(&batch).unwrap();
+    let pages: Vec<u32> = report.admissions.iter().map(|admission| admission.page.0).collect();
+    assert_eq!(pages, [0, 1, 2]);
+    assert!(report.admissions.iter().all(|admission| admission.is_new));
+    let hosts: Vec<HostId> = report.admissions.iter().map(|admission| admission.host).collect();
+    assert_eq!(hosts, [HostId(0), HostId(0), HostId(1)]);
+    assert_eq!(report.new_hosts, [(HostId(0), "a.test".to_owned()), (HostId(1), "b.test".to_owned())]);
+    assert_eq!(store.lookup("http://a.test/x").unwrap(), Some(PageId(1)));
+    assert_eq!(store.lookup("http://c.test/").unwrap(), None);
+    assert_eq!(store.host_by_key("b.test").unwrap(), Some(HostId(1)));
+    let page = store.page(PageId(1)).unwrap().unwrap();
+    assert_eq!(page.url, "http://a.test/x");
+    let record = page.record;
+    assert_eq!(record.state, PageState::Discovered);
+    assert_eq!((record.depth, record.discovered_from), (2, Some(PageId(0))));
+    assert_eq!((record.weight, record.change_rate), (1.0, 0.1));
+    assert_eq!((record.last_fetch, record.next_due), (None, Some(0.0)));
+    assert!(record.etag.is_none() && record.last_modified.is_none());
+    assert!(record.fingerprint.is_empty() && record.estimator.is_empty());
+    let counts = store.counts().unwrap();
+    assert_eq!((counts.discovered, counts.in_flight, counts.fetched, counts.hosts), (3, 0, 0, 2));
+    // A batch of nothing is a valid, empty transaction.
+    assert_eq!(store.commit(&[]).unwrap().admissions, []);
+}
+
+pub fn duplicates_are_admitted_once<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let first = Discovery { weight: 3.0, ..discovery("http://a.test/", "a.test") };
+    let again = Discovery { weight: 9.0, ..discovery("http://a.test/", "other.test") };
+    let report = store.commit(&[Op::Discover(first), Op::Discover(again.clone())]).unwrap();
+    let [one, two] = report.admissions[..] else { panic!("two admissions") };
+    assert!(one.is_new && !two.is_new);
+    assert_eq!((two.page, two.host), (one.page, one.host));
+    // The duplicate's host key was never used: no host made for it.
+    assert_eq!(report.new_hosts.len(), 1);
+    assert_eq!(store.host_by_key("other.test").unwrap(), None);
+    let later = store.commit(&[Op::Discover(again)]).unwrap();
+    assert_eq!(later.admissions[0].page, one.page);
+    assert!(!later.admissions[0].is_new);
+    // The stored record is left exactly as the first discovery made it.
+    assert_eq!(store.page(one.page).unwrap().unwrap().record.weight, 3.0);
+    assert_eq!(store.counts().unwrap().pages(), 1);
+    // Byte-for-byte: a different spelling is a different URL (canonicalising is the caller's).
+    let report = store.commit(&[Op::Discover(discovery("http://a.test/?", "a.test"))]).unwrap();
+    assert!(report.admissions[0].is_new);
+}
+
+pub fn ids_are_stable_across_reopen<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let urls: Vec<String> = (0..50).map(|i| format!("http://h{}.test/{i}", i % 5)).collect();
+    let batch: Vec<Op> = urls.iter().map(|url| Op::Discover(discovery(url, &url[7..12]))).collect();
+    let report = store.commit(&batch).unwrap();
+    store.commit(&[Op::Remove(report.admissions[49].page)]).unwrap();
+    let store = harness.reopen(store);
+    for (url, admission) in urls.iter().zip(&report.admissions).take(49) {
+        assert_eq!(store.lookup(url).unwrap(), Some(admission.page), "{url}");
+    }
+    let mut store = store;
+    // New ids continue after every id ever given, the removed one included: none is reused.
+    let report = store.commit(&[Op::Discover(discovery("http://new.test/", "new.test"))]).unwrap();
+    assert_eq!(report.admissions[0].page, PageId(50));
+    assert_eq!(report.new_hosts, [(HostId(5), "new.test".to_owned())]);
+}
+
+pub fn start_complete_release<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let report = store
+        .commit(&[
+            Op::Discover(discovery("http://a.test/1", "a.test")),
+            Op::Discover(discovery("http://a.test/2", "a.test")),
+        ])
+        .unwrap();
+    let (one, two) = (report.admissions[0].page, report.admissions[1].page);
+    store.commit(&[Op::Start(one)]).unwrap();
+    assert_eq!(state_of(&store, one), PageState::InFlight);
+    assert_eq!(store.counts().unwrap().in_flight, 1);
+    let error = store.commit(&[Op::Start(two), Op::Start(one)]).unwrap_err();
+    assert!(matches!(error, StoreError::AlreadyInFlight { op: 1, page } if page == one), "{error}");
+    assert_eq!(state_of(&store, two), PageState::Discovered, "the failed batch left page two alone");
+
+    store.commit(&[Op::Complete(completion(one, 5.0))]).unwrap();
+    let record = store.page(one).unwrap().unwrap().record;
+    assert_eq!(record.state, PageState::Fetched);
+    assert_eq!((record.last_fetch, record.next_due), (Some(5.0), Some(15.0)));
+    assert_eq!((record.weight, record.change_rate), (2.5, 0.25));
+    assert_eq!(record.etag.as_deref(), Some("\"v1\""));
+    assert_eq!(record.last_modified.as_deref(), Some("Tue, 15 Nov 1994 12:45:26 GMT"));
+    assert_eq!((record.fingerprint, record.estimator), (vec![7; 20], vec![1, 2, 3, 4]));
+    let counts = store.counts().unwrap();
+    assert_eq!((counts.discovered, counts.in_flight, counts.fetched), (1, 0, 1));
+
+    // A completion without a recorded start is accepted (starts need not be persisted).
+    store.commit(&[Op::Complete(Completion { next_due: None, ..completion(two, 6.0) })]).unwrap();
+    assert_eq!(store.page(two).unwrap().unwrap().record.next_due, None);
+
+    // Release: back to the state before the start, with the new due time.
+    store.commit(&[Op::Start(one), Op::Release { page: one, next_due: Some(99.0) }]).unwrap();
+    let record = store.page(one).unwrap().unwrap().record;
+    assert_eq!(
+        (record.state, record.next_due, record.last_fetch),
+        (PageState::Fetched, Some(99.0), Some(5.0))
+    );
+    // Release of a page not in flight only moves its due time.
+    store.commit(&[Op::Release { page: two, next_due: Some(7.0) }]).unwrap();
+    assert_eq!(store.page(two).unwrap().unwrap().record.next_due, Some(7.0));
+    assert_eq!(store.counts().unwrap().fetched, 2);
+    // A fresh page released goes back to Discovered.
+    let fresh =
+        store.commit(&[Op::Discover(discovery("http://a.test/3", "a.test"))]).unwrap().admissions[0].page;
+    store.commit(&[Op::Start(fresh)]).unwrap();
+    store.commit(&[Op::Release { page: fresh, next_due: Some(1.0) }]).unwrap();
+    assert_eq!(state_of(&store, fresh), PageState::Discovered);
+}
+
+pub fn reopen_keeps_everything<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let mut batch: Vec<Op> = (0..20)
+        .map(|i| {
+            Op::Discover(discovery(&format!("http://h{}.test/p{i}", i % 3), &format!("h{}.test", i % 3)))
+        })
+        .collect();
+    batch.push(Op::Complete(completion(PageId(3), 4.0)));
+    batch.push(Op::Start(PageId(4)));
+    batch.push(Op::Release { page: PageId(5), next_due: None });
+    let politeness = HostPoliteness { min_delay: 1.5, max_rate: 0.5, blocked_until: Some(120.0) };
+    batch.push(Op::SetHost { host: HostId(2), politeness });
+    store.commit(&batch).unwrap();
+    let pages = all_pages(&store);
+    let hosts = store.hosts(None, usize::MAX).unwrap();
+    let counts = store.counts().unwrap();
+    let store = harness.reopen(store);
+    assert_eq!(all_pages(&store), pages);
+    assert_eq!(store.hosts(None, usize::MAX).unwrap(), hosts);
+    assert_eq!(store.counts().unwrap(), counts);
+    assert_eq!(store.host(HostId(2)).unwrap().unwrap().politeness, politeness);
+    assert_eq!(state_of(&store, PageId(4)), PageState::InFlight, "reopening alone changes nothing");
+}
+
+pub fn recover_gives_in_flight_pages_back<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let batch: Vec<Op> = (0..4)
+        .map(|i| {
+            Op::Discover(Discovery {
+                due: f64::from(i),
+                ..discovery(&format!("http://a.test/{i}"), "a.test")
+            })
+        })
+        .collect();
+    store.commit(&batch).unwrap();
+    store.commit(&[Op::Complete(completion(PageId(1), 3.0))]).unwrap();
+    store.commit(&[Op::Start(PageId(0)), Op::Start(PageId(1)), Op::Start(PageId(2))]).unwrap();
+    let before = all_pages(&store);
+    let mut store = harness.reopen(store);
+    assert_eq!(store.recover().unwrap(), 3);
+    let after = all_pages(&store);
+    let states: Vec<PageState> = after.iter().map(|page| page.record.state).collect();
+    use PageState::{Discovered, Fetched};
+    assert_eq!(states, [Discovered, Fetched, Discovered, Discovered]);
+    for (old, new) in before.iter().zip(&after) {
+        // Everything but the state is as it was: due times unchanged, so due again at once.
+        assert_eq!(old.record.next_due, new.record.next_due);
+        assert_eq!(old.record.last_fetch, new.record.last_fetch);
+        assert_eq!(old.url, new.url);
+    }
+    let counts = store.counts().unwrap();
+    assert_eq!((counts.discovered, counts.in_flight, counts.fetched), (3, 0, 1));
+    assert_eq!(store.recover().unwrap(), 0);
+    // Each page may start again.
+    store.commit(&[Op::Start(PageId(0)), Op::Start(PageId(1))]).unwrap();
+}
+
+pub fn failed_batch_changes_nothing<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    store.commit(&[Op::Discover(discovery("http://a.test/", "a.test"))]).unwrap();
+    let pages = all_pages(&store);
+    let counts = store.counts().unwrap();
+    let batch = [
+        Op::Discover(discovery("http://b.test/", "b.test")),
+        Op::Complete(completion(PageId(0), 1.0)),
+        Op::Start(PageId(0)),
+        Op::Start(PageId(999)),
+    ];
+    let error = store.commit(&batch).unwrap_err();
+    assert!(matches!(error, StoreError::UnknownPage { op: 3, page: PageId(999) }), "{error}");
+    assert_eq!(all_pages(&store), pages);
+    assert_eq!(store.counts().unwrap(), counts);
+    assert_eq!(store.lookup("http://b.test/").unwrap(), None);
+    assert_eq!(store.host_by_key("b.test").unwrap(), None);
+    let mut store = harness.reopen(store);
+    assert_eq!(all_pages(&store), pages);
+    // The ids the failed batch took are given again.
+    let report = store.commit(&[Op::Discover(discovery("http://c.test/", "c.test"))]).unwrap();
+    assert_eq!((report.admissions[0].page, report.admissions[0].host), (PageId(1), HostId(1)));
+}
+
+pub fn bad_input_is_refused_by_name<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    store.commit(&[Op::Discover(discovery("http://a.test/", "a.test"))]).unwrap();
+    let ok = Op::Discover(discovery("http://ok.test/", "ok.test"));
+    let long_url = format!("http://a.test/{}", "x".repeat(limits::URL_BYTES));
+    let cases: Vec<(Op, &str)> = vec![
+        (Op::Discover(discovery("", "a.test")), "url"),
+        (Op::Discover(discovery("http://a.test/a b", "a.test")), "url"),
+        (Op::Discover(discovery("http://a.test/\n", "a.test")), "url"),
+        (Op::Discover(discovery(&long_url, "a.test")), "url"),
+        (Op::Discover(discovery("http://a.test/y", "")), "host"),
+        (Op::Discover(Discovery { weight: -1.0, ..discovery("http://a.test/y", "a.test") }), "weight"),
+        (
+            Op::Discover(Discovery { change_rate: f64::NAN, ..discovery("http://a.test/y", "a.test") }),
+            "change_rate",
+        ),
+        (Op::Discover(Discovery { due: f64::INFINITY, ..discovery("http://a.test/y", "a.test") }), "due"),
+        (Op::Complete(Completion { fetched_at: f64::NAN, ..completion(PageId(0), 1.0) }), "fetched_at"),
+        (
+            Op::Complete(Completion { next_due: Some(f64::NEG_INFINITY), ..completion(PageId(0), 1.0) }),
+            "next_due",
+        ),
+        (Op::Complete(Completion { etag: Some("\"a\"\r\n".into()), ..completion(PageId(0), 1.0) }), "etag"),
+        (
+            Op::Complete(Completion {
+                fingerprint: vec![0; limits::FINGERPRINT_BYTES + 1],
+                ..completion(PageId(0), 1.0)
+            }),
+            "fingerprint",
+        ),
+        (
+            Op::Complete(Completion {
+                estimator: vec![0; limits::ESTIMATOR_BYTES + 1],
+                ..completion(PageId(0), 1.0)
+            }),
+            "estimator",
+        ),
+        (
+            Op::SetHost {
+                host: HostId(0),
+                politeness: HostPoliteness { max_rate: 0.0, ..HostPoliteness::default() },
+            },
+            "max_rate",
+        ),
+        (
+            Op::SetHost {
+                host: HostId(0),
+                politeness: HostPoliteness { min_delay: -1.0, ..HostPoliteness::default() },
+            },
+            "min_delay",
+        ),
+    ];
+    for (bad, field) in cases {
+        let error = store.commit(&[ok.clone(), bad.clone()]).unwrap_err();
+        let named = match &error {
+            StoreError::Empty { op, field }
+            | StoreError::TooLong { op, field, .. }
+            | StoreError::BadCharacter { op, field, .. }
+            | StoreError::InvalidNumber { op, field, .. } => (*op, *field),
+            other => panic!("{bad:?}: unexpected error {other}"),
+        };
+        assert_eq!(named, (1, field), "{bad:?}: {error}");
+        assert!(error.to_string().contains(field), "{error}");
+    }
+    let unknown = [
+        (Op::Start(PageId(7)), "unknown page 7"),
+        (Op::Complete(completion(PageId(7), 1.0)), "unknown page 7"),
+        (Op::Release { page: PageId(7), next_due: None }, "unknown page 7"),
+        (Op::Remove(PageId(7)), "unknown page 7"),
+        (Op::SetHost { host: HostId(7), politeness: HostPoliteness::default() }, "unknown host 7"),
+    ];
+    for (bad, message) in unknown {
+        let error = store.commit(&[ok.clone(), bad.clone()]).unwrap_err();
+        assert_eq!(error.to_string(), format!("operation 1: {message}"), "{bad:?}");
+    }
+    assert_eq!(store.lookup("http://ok.test/").unwrap(), None, "no failed batch left its discovery");
+    assert_eq!(store.counts().unwrap().pages(), 1);
+}
+
+pub fn remove_forgets_the_url<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let batch = [
+        Op::Discover(discovery("http://a.test/1", "a.test")),
+        Op::Discover(discovery("http://a.test/2", "a.test")),
+    ];
+    store.commit(&batch).unwrap();
+    store
+        .commit(&[
+            Op::Start(PageId(0)),
+            Op::Remove(PageId(0)),
+            Op::Complete(completion(PageId(1), 1.0)),
+            Op::Remove(PageId(1)),
+        ])
+        .unwrap();
+    assert_eq!(store.lookup("http://a.test/1").unwrap(), None);
+    assert_eq!(store.page(PageId(0)).unwrap(), None);
+    assert_eq!(store.counts().unwrap().pages(), 0);
+    assert_eq!(store.recover().unwrap(), 0, "a removed page is not in flight");
+    let report = store.commit(&[Op::Discover(discovery("http://a.test/1", "a.test"))]).unwrap();
+    assert_eq!(report.admissions[0].page, PageId(2));
+    assert!(report.admissions[0].is_new && report.new_hosts.is_empty());
+    let error = store.commit(&[Op::Remove(PageId(0))]).unwrap_err();
+    assert!(matches!(error, StoreError::UnknownPage { op: 0, page: PageId(0) }), "{error}");
+}
+
+pub fn hosts_keep_their_politeness<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let batch: Vec<Op> = (0..5)
+        .map(|i| Op::Discover(discovery(&format!("http://h{i}.test/"), &format!("h{i}.test"))))
+        .collect();
+    store.commit(&batch).unwrap();
+    let default = store.host(HostId(3)).unwrap().unwrap();
+    assert_eq!((default.key.as_str(), default.politeness), ("h3.test", HostPoliteness::default()));
+    let slow = HostPoliteness { min_delay: 10.0, max_rate: f64::INFINITY, blocked_until: Some(3600.0) };
+    store.commit(&[Op::SetHost { host: HostId(3), politeness: slow }]).unwrap();
+    let store = harness.reopen(store);
+    let host = store.host(HostId(3)).unwrap().unwrap();
+    assert_eq!((host.id, host.key.as_str(), host.politeness), (HostId(3), "h3.test", slow));
+    assert_eq!(store.host_by_key("h3.test").unwrap(), Some(HostId(3)));
+    assert_eq!(store.host(HostId(5)).unwrap(), None);
+    let ids = |hosts: Vec<crate::HostRecord>| hosts.iter().map(|host| host.id.0).collect::<Vec<_>>();
+    assert_eq!(ids(store.hosts(None, 2).unwrap()), [0, 1]);
+    assert_eq!(ids(store.hosts(Some(HostId(1)), 2).unwrap()), [2, 3]);
+    assert_eq!(ids(store.hosts(Some(HostId(3)), 2).unwrap()), [4]);
+    assert_eq!(ids(store.hosts(Some(HostId(u32::MAX)), 2).unwrap()), Vec::<u32>::new());
+}
+
+pub fn pages_are_listed_in_id_order<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let batch: Vec<Op> =
+        (0..10).map(|i| Op::Discover(discovery(&format!("http://a.test/{i}"), "a.test"))).collect();
+    store.commit(&batch).unwrap();
+    store.commit(&[Op::Remove(PageId(4))]).unwrap();
+    let mut seen = Vec::new();
+    let mut after = None;
+    loop {
+        let chunk = store.pages(after, 3).unwrap();
+        if chunk.is_empty() {
+            break;
+        }
+        assert!(chunk.len() <= 3);
+        after = chunk.last().map(|page| page.id);
+        seen.extend(chunk.iter().map(|page| page.id.0));
+    }
+    assert_eq!(seen, [0, 1, 2, 3, 5, 6, 7, 8, 9]);
+    assert!(store.pages(Some(PageId(u32::MAX)), 3).unwrap().is_empty());
+    assert!(store.pages(None, 0).unwrap().is_empty());
+}
+
+pub fn large_batch_with_duplicates<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let batch: Vec<Op> = (0..4000)
+        .map(|i| {
+            let n = i % 2500;
+            Op::Discover(discovery(
+                &format!("http://h{}.test/page/{n}", n % 40),
+                &format!("h{}.test", n % 40),
+            ))
+        })
+        .collect();
+    let report = store.commit(&batch).unwrap();
+    assert_eq!(report.admissions.iter().filter(|admission| admission.is_new).count(), 2500);
+    assert_eq!(report.new_hosts.len(), 40);
+    for (i, admission) in report.admissions.iter().enumerate().skip(2500) {
+        assert_eq!(admission.page, report.admissions[i - 2500].page);
+    }
+    let store = harness.reopen(store);
+    let pages = all_pages(&store);
+    assert_eq!(pages.len(), 2500);
+    let mut urls: Vec<&str> = pages.iter().map(|page| page.url.as_str()).collect();
+    urls.sort_unstable();
+    urls.dedup();
+    assert_eq!(urls.len(), 2500, "one id per URL");
+    assert_eq!(store.counts().unwrap().hosts, 40);
+}
+
+/// The resume path of [`FrontierStore`]'s docs, end to end: recover, declare hosts, add or
+/// restore pages; the scheduler then serves the due page first.
+pub fn store_rebuilds_the_scheduler<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let batch = [
+        Op::Discover(discovery("http://a.test/old", "a.test")),
+        Op::Discover(discovery("http://b.test/new", "b.test")),
+        Op::Discover(discovery("http://b.test/gone", "b.test")),
+    ];
+    store.commit(&batch).unwrap();
+    store
+        .commit(&[Op::Complete(Completion { next_due: Some(100.0), ..completion(PageId(0), 100.0) })])
+        .unwrap();
+    store.commit(&[Op::Complete(Completion { next_due: None, ..completion(PageId(2), 100.0) })]).unwrap();
+    store.commit(&[Op::Start(PageId(1))]).unwrap();
+    let mut store = harness.reopen(store);
+    store.recover().unwrap();
+
+    let mut scheduler = Scheduler::freshness(Budget::new(1.0)).unwrap();
+    for host in store.hosts(None, usize::MAX).unwrap() {
+        let politeness =
+            Politeness { min_delay: host.politeness.min_delay, max_rate: host.politeness.max_rate };
+        scheduler.set_host(host.id, politeness).unwrap();
+    }
+    let now = 101.0;
+    let mut after = None;
+    loop {
+        let chunk = store.pages(after, 2).unwrap();
+        let Some(last) = chunk.last() else { break };
+        after = Some(last.id);
+        for page in chunk.iter().filter(|page| page.record.next_due.is_some()) {
+            let record = &page.record;
+            match record.last_fetch {
+                None => scheduler.add(page.id, record.host, record.weight, record.change_rate, now).unwrap(),
+                Some(last) => {
+                    scheduler
+                        .restore(page.id, record.host, record.weight, record.change_rate, last, now)
+                        .unwrap();
+                }
+            }
+        }
+    }
+    assert_eq!(scheduler.len(), 2, "the page never to be fetched again is not scheduled");
+    // The never-fetched page (infinitely old copy) is served before the one fetched 1 s ago.
+    assert_eq!(scheduler.next(now), Decision::Fetch { page: PageId(1), host: HostId(1) });
+}
