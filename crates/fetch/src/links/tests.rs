@@ -153,8 +153,18 @@ fn duplicates_self_links_and_unfetchable_schemes() {
 
 #[test]
 fn whitespace_and_entities_in_attributes() {
-    let found = extract("<a href=\"\n  /a?x=1&amp;y=2  \t\">a</a>");
-    assert_eq!(urls(&found), [("https://a.test/a?x=1&y=2", LinkKind::Anchor)]);
+    let found = extract(
+        "<a href=\"\n  /a?x=1&amp;y=2  \t\">a</a><a href=\"&#x2F;b&#47;c\">b</a><a href=\"/d?e=1&copy=2\">d</a>",
+    );
+    assert_eq!(
+        urls(&found),
+        [
+            ("https://a.test/a?x=1&y=2", LinkKind::Anchor),
+            ("https://a.test/b/c", LinkKind::Anchor),
+            // In an attribute, a legacy reference without `;` before `=` is not decoded (HTML §13.2.5.73).
+            ("https://a.test/d?e=1&copy=2", LinkKind::Anchor),
+        ]
+    );
 }
 
 #[test]
