@@ -1,0 +1,514 @@
+//! The fetcher: one GET, one [`Fetch`] record, every failure as an [`Outcome`].
+//!
+//! Built on reqwest (HTTP/1.1 and HTTP/2 over rustls, ALPN), configured so that everything a
+//! crawler must decide stays here: no automatic redirects, no automatic decompression (see
+//! [`crate::decode`]'s docs for why), no proxy from the environment, no `Referer`, and name
+//! resolution through [`crate::resolve`]'s address-safe resolver.
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::{Duration, Instant, SystemTime};
+
+use bytes::{Bytes, BytesMut};
+use freshet_url::Url;
+use reqwest::header::{self, HeaderMap, HeaderValue};
+
+use crate::decode::{Coding, DecodeStop, Decoder};
+use crate::error::FetchError;
+use crate::outcome::{Outcome, SizeStage, TimeoutPhase};
+use crate::redirect::{RedirectChain, RedirectStop};
+use crate::resolve::{AddressRefused, ResolveFailed, SafeResolver};
+
+/// What the fetcher sends `Accept-Encoding` as: the codings [`crate::decode`] removes.
+const ACCEPT_ENCODING: &str = "gzip, deflate, br";
+
+/// How the fetcher behaves. Every limit is per request (per hop).
+#[derive(Clone, Debug)]
+pub struct FetchConfig {
+    /// `User-Agent` sent with every request.
+    pub user_agent: String,
+    /// Limit on establishing a connection (TCP, then TLS).
+    pub connect_timeout: Duration,
+    /// Limit from the start of the request to the response head (includes connecting).
+    pub first_byte_timeout: Duration,
+    /// Limit from the start of the request to the end of the body.
+    pub total_timeout: Duration,
+    /// Cap on the body, in bytes, applied to the declared `Content-Length`, to the bytes on
+    /// the wire and to the decoded bytes alike.
+    pub max_body_bytes: u64,
+    /// Redirects [`Fetcher::fetch_following`] takes before giving up.
+    pub max_redirects: usize,
+    /// Allow loopback, private, link-local… addresses (tests, testweb, intranets).
+    pub allow_private: bool,
+    /// `--resolve HOST=IP` overrides, still subject to the address check.
+    pub resolve: Vec<(String, IpAddr)>,
+}
+
+impl Default for FetchConfig {
+    fn default() -> Self {
+        Self {
+            user_agent: concat!("freshet/", env!("CARGO_PKG_VERSION")).to_owned(),
+            connect_timeout: Duration::from_secs(10),
+            first_byte_timeout: Duration::from_secs(30),
+            total_timeout: Duration::from_secs(120),
+            max_body_bytes: 10 << 20,
+            max_redirects: 10,
+            allow_private: false,
+            resolve: Vec::new(),
+        }
+    }
+}
+
+/// Validators stored from an earlier fetch of the same URL, for a conditional GET
+/// (RFC 9110 §13.1). With either set, a 304 answer is [`Outcome::NotModified`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Validators {
+    /// The `ETag` received, sent back as `If-None-Match`.
+    pub etag: Option<String>,
+    /// The `Last-Modified` received, sent back as `If-Modified-Since`.
+    pub last_modified: Option<String>,
+}
+
+impl Validators {
+    /// The validators of an answer, to store for the next fetch.
+    pub fn from_headers(headers: &[(String, Vec<u8>)]) -> Self {
+        let get = |name: &str| {
+            headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .and_then(|(_, value)| std::str::from_utf8(value).ok())
+                .map(str::to_owned)
+        };
+        Self { etag: get("etag"), last_modified: get("last-modified") }
+    }
+}
+
+/// The response as received: status line and header fields, verbatim values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResponseHead {
+    /// The status code.
+    pub status: u16,
+    /// `HTTP/1.1`, `HTTP/2.0`…
+    pub version: String,
+    /// Header fields in the order the client keeps them (grouped by name; names lower-case as
+    /// hyper gives them), values as bytes.
+    pub headers: Vec<(String, Vec<u8>)>,
+}
+
+impl ResponseHead {
+    /// The first value of header `name` as text, if it is valid UTF-8.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .and_then(|(_, value)| std::str::from_utf8(value).ok())
+    }
+}
+
+/// How long the parts of a fetch took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timings {
+    /// When the request began (wall clock, for the log and `WARC-Date`).
+    pub started: SystemTime,
+    /// From the start to the response head, if one came.
+    pub first_byte: Option<Duration>,
+    /// From the start to the end (body read, or failure).
+    pub total: Duration,
+}
+
+/// Why a body was cut short (WARC 1.1 §5.13 `WARC-Truncated`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Truncated {
+    /// The size cap.
+    Length,
+    /// The total time limit.
+    Time,
+    /// The connection dropped.
+    Disconnect,
+}
+
+/// Everything about one request: what was asked, what came back, what it meant.
+#[derive(Clone, Debug)]
+pub struct Fetch {
+    /// The URL requested.
+    pub url: Url,
+    /// What happened.
+    pub outcome: Outcome,
+    /// Request header fields this fetcher set (reqwest adds `Host`, and for HTTP/1.1 nothing
+    /// else; for HTTP/2 `:authority` and friends).
+    pub request_headers: Vec<(String, String)>,
+    /// The response head, if the server answered.
+    pub response: Option<ResponseHead>,
+    /// The address connected to.
+    pub remote: Option<SocketAddr>,
+    /// The body as received on the wire: transfer coding (chunked) removed by the client, the
+    /// content coding (gzip…) kept, as WARC wants the payload. Cut at the cap, or where a
+    /// timeout or reset stopped it (see `truncated`).
+    pub transfer_body: Bytes,
+    /// The body with its content coding removed (the page itself), when it could be decoded;
+    /// the same bytes as `transfer_body` when there was no content coding.
+    pub content: Option<Bytes>,
+    /// Set when the body is incomplete.
+    pub truncated: Option<Truncated>,
+    /// An exact fingerprint of the whole decoded content: xxh3-128 (collisions among 10^12
+    /// pages have probability ~10^-15). Only for complete bodies.
+    pub fingerprint: Option<u128>,
+    /// Timings.
+    pub timings: Timings,
+}
+
+impl Fetch {
+    /// The HTTP response message for a WARC `response` record: status line, header fields and
+    /// `transfer_body`. `Transfer-Encoding` is dropped (the client removed the chunking, so the
+    /// header would misdescribe the stored body); `Content-Encoding` and `Content-Length` stay
+    /// as sent, since the stored body is still content-coded. HTTP/2 answers are written with
+    /// an `HTTP/2` status line, as wget and warcio write them.
+    pub fn response_message(&self) -> Option<Vec<u8>> {
+        let head = self.response.as_ref()?;
+        let reason =
+            reqwest::StatusCode::from_u16(head.status).ok().and_then(|s| s.canonical_reason()).unwrap_or("");
+        let version = if head.version == "HTTP/2.0" { "HTTP/2" } else { head.version.as_str() };
+        let mut message = format!("{version} {} {reason}\r\n", head.status).into_bytes();
+        for (name, value) in &head.headers {
+            if name.eq_ignore_ascii_case("transfer-encoding") {
+                continue;
+            }
+            message.extend_from_slice(name.as_bytes());
+            message.extend_from_slice(b": ");
+            message.extend_from_slice(value);
+            message.extend_from_slice(b"\r\n");
+        }
+        message.extend_from_slice(b"\r\n");
+        message.extend_from_slice(&self.transfer_body);
+        Some(message)
+    }
+
+    /// The HTTP request message for a WARC `request` record, as an HTTP/1.1 request: request
+    /// line, `Host` and the header fields this fetcher set.
+    pub fn request_message(&self) -> Vec<u8> {
+        let mut host = self.url.host_str().unwrap_or_default().to_owned();
+        if let Some(port) = self.url.port() {
+            host.push_str(&format!(":{port}"));
+        }
+        let mut message =
+            format!("GET {} HTTP/1.1\r\nhost: {host}\r\n", freshet_url::path_and_query(&self.url));
+        for (name, value) in &self.request_headers {
+            message.push_str(&format!("{name}: {value}\r\n"));
+        }
+        message.push_str("\r\n");
+        message.into_bytes()
+    }
+}
+
+/// A redirect chain fetched hop by hop ([`Fetcher::fetch_following`]).
+#[derive(Clone, Debug)]
+pub struct Followed {
+    /// Every request made, in order; the last is the page (or the failure) unless `stopped`.
+    pub hops: Vec<Fetch>,
+    /// Set when the chain ended on a redirect not taken.
+    pub stopped: Option<RedirectStop>,
+}
+
+/// The fetcher: a connection pool and the configuration. Cheap to clone (the pool is shared).
+#[derive(Clone, Debug)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    resolver: SafeResolver,
+    config: FetchConfig,
+}
+
+impl Fetcher {
+    /// A fetcher with `config`.
+    ///
+    /// # Errors
+    /// [`FetchError::Client`] if the HTTP client cannot be built (TLS roots unavailable).
+    pub fn new(config: FetchConfig) -> Result<Self, FetchError> {
+        let resolver = SafeResolver::new(&config.resolve, config.allow_private);
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .referer(false)
+            .connect_timeout(config.connect_timeout)
+            .dns_resolver(resolver.clone())
+            .build()
+            .map_err(|source| FetchError::Client { message: source.to_string() })?;
+        Ok(Self { client, resolver, config })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &FetchConfig {
+        &self.config
+    }
+
+    /// GETs `url` once, conditionally if `validators` hold anything; never follows a redirect.
+    ///
+    /// # Errors
+    /// [`FetchError::UnsupportedUrl`] for a URL that is not http(s) with a host (caller
+    /// misuse); everything the network or the server does is an [`Outcome`].
+    pub async fn fetch(&self, url: &Url, validators: &Validators) -> Result<Fetch, FetchError> {
+        if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+            return Err(FetchError::UnsupportedUrl { url: url.to_string() });
+        }
+        let started = SystemTime::now();
+        let clock = Instant::now();
+        let request_headers = self.request_headers(validators);
+        let mut fetch = Fetch {
+            url: url.clone(),
+            outcome: Outcome::Failed { message: String::new() },
+            request_headers,
+            response: None,
+            remote: None,
+            transfer_body: Bytes::new(),
+            content: None,
+            truncated: None,
+            fingerprint: None,
+            timings: Timings { started, first_byte: None, total: Duration::ZERO },
+        };
+        if let Some(refused) = self.refused_literal(url) {
+            fetch.outcome = refused;
+            fetch.timings.total = clock.elapsed();
+            return Ok(fetch);
+        }
+        fetch.outcome = self.exchange(&mut fetch, clock).await;
+        fetch.timings.total = clock.elapsed();
+        Ok(fetch)
+    }
+
+    /// GETs `url`, following redirects hop by hop: each `Location` is offered to `allow_hop`
+    /// (robots.txt, scope) before it is fetched, loops and chains longer than
+    /// [`FetchConfig::max_redirects`] stop the chain. `validators` go with the first request
+    /// only. A crawler that must fetch robots.txt for a new host between hops drives
+    /// [`RedirectChain`] itself with [`Fetcher::fetch`].
+    ///
+    /// # Errors
+    /// As [`Fetcher::fetch`].
+    pub async fn fetch_following(
+        &self,
+        url: &Url,
+        validators: &Validators,
+        mut allow_hop: impl FnMut(&Url) -> bool,
+    ) -> Result<Followed, FetchError> {
+        let mut chain = RedirectChain::new(url.clone(), self.config.max_redirects);
+        let mut hops = vec![self.fetch(url, validators).await?];
+        loop {
+            let Some(Outcome::Redirect { location, .. }) = hops.last().map(|hop| &hop.outcome) else {
+                return Ok(Followed { hops, stopped: None });
+            };
+            let next = location.clone();
+            if let Err(stop) = chain.hop(next.clone()) {
+                return Ok(Followed { hops, stopped: Some(stop) });
+            }
+            if !allow_hop(&next) {
+                return Ok(Followed { hops, stopped: Some(RedirectStop::Refused { url: next }) });
+            }
+            hops.push(self.fetch(&next, &Validators::default()).await?);
+        }
+    }
+
+    fn request_headers(&self, validators: &Validators) -> Vec<(String, String)> {
+        let mut headers = vec![
+            ("user-agent".to_owned(), self.config.user_agent.clone()),
+            ("accept".to_owned(), "text/html,application/xhtml+xml,*/*;q=0.8".to_owned()),
+            ("accept-encoding".to_owned(), ACCEPT_ENCODING.to_owned()),
+        ];
+        if let Some(etag) = &validators.etag {
+            headers.push(("if-none-match".to_owned(), etag.clone()));
+        }
+        if let Some(date) = &validators.last_modified {
+            headers.push(("if-modified-since".to_owned(), date.clone()));
+        }
+        headers
+    }
+
+    /// An IP-literal URL's address, checked here: reqwest connects to literals without asking
+    /// the resolver.
+    fn refused_literal(&self, url: &Url) -> Option<Outcome> {
+        let address = match url.host()? {
+            url::Host::Ipv4(v4) => IpAddr::V4(v4),
+            url::Host::Ipv6(v6) => IpAddr::V6(v6),
+            url::Host::Domain(_) => return None,
+        };
+        self.resolver.refuses(address).then(|| Outcome::AddressRefused {
+            host: address.to_string(),
+            addresses: vec![(address, freshet_url::classify(address))],
+        })
+    }
+
+    /// Sends the request and reads the answer into `fetch`; returns the outcome.
+    async fn exchange(&self, fetch: &mut Fetch, clock: Instant) -> Outcome {
+        let mut headers = HeaderMap::new();
+        for (name, value) in &fetch.request_headers {
+            let (Ok(name), Ok(value)) =
+                (header::HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value))
+            else {
+                return Outcome::Failed { message: format!("request header {name}: {value:?} is not valid") };
+            };
+            headers.insert(name, value);
+        }
+        let request = self.client.get(fetch.url.as_str()).headers(headers).send();
+        let head_limit = self.config.first_byte_timeout.min(self.config.total_timeout);
+        let mut response = match tokio::time::timeout(head_limit, request).await {
+            Err(_) => return Outcome::Timeout { phase: TimeoutPhase::FirstByte },
+            Ok(Err(error)) => return outcome_of_error(&error),
+            Ok(Ok(response)) => response,
+        };
+        fetch.timings.first_byte = Some(clock.elapsed());
+        fetch.remote = response.remote_addr();
+        let status = response.status().as_u16();
+        let head = ResponseHead {
+            status,
+            version: format!("{:?}", response.version()),
+            headers: response
+                .headers()
+                .iter()
+                .map(|(name, value)| (name.as_str().to_owned(), value.as_bytes().to_vec()))
+                .collect(),
+        };
+        let date = head.header("date").and_then(|d| httpdate::parse_http_date(d).ok());
+        let status_outcome = status_outcome(&fetch.url, &head, date.unwrap_or(fetch.timings.started));
+        let coding = Coding::from_header(head.header("content-encoding"));
+        fetch.response = Some(head);
+
+        let cap = self.config.max_body_bytes;
+        if response.content_length().is_some_and(|length| length > cap) {
+            fetch.truncated = Some(Truncated::Length);
+            return Outcome::TooLarge { limit: cap, stage: SizeStage::Declared };
+        }
+        let cap_bytes = usize::try_from(cap).unwrap_or(usize::MAX);
+        // An unknown content coding: kept verbatim for the archive, nothing to decode.
+        let mut decoder = match coding {
+            Ok(Coding::Identity) | Err(_) => None,
+            Ok(coding) => Some(Decoder::new(coding, cap_bytes)),
+        };
+        let deadline = tokio::time::Instant::from_std(clock) + self.config.total_timeout;
+        let mut body = BytesMut::new();
+        let mut stop = None;
+        loop {
+            let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
+                Err(_) => {
+                    fetch.truncated = Some(Truncated::Time);
+                    stop = Some(Outcome::Timeout { phase: TimeoutPhase::Body });
+                    break;
+                }
+                Ok(Err(error)) => {
+                    fetch.truncated = Some(Truncated::Disconnect);
+                    stop = Some(outcome_of_error(&error));
+                    break;
+                }
+                Ok(Ok(None)) => break,
+                Ok(Ok(Some(chunk))) => chunk,
+            };
+            let room = cap_bytes.saturating_sub(body.len());
+            let fits = chunk.len() <= room;
+            let piece = if fits { &chunk[..] } else { &chunk[..room] };
+            body.extend_from_slice(piece);
+            if let Some(active) = decoder.as_mut()
+                && let Err(reason) = active.write(piece)
+            {
+                fetch.truncated = Some(Truncated::Length);
+                stop = Some(decode_stop_outcome(reason, cap, status));
+                break;
+            }
+            if !fits {
+                fetch.truncated = Some(Truncated::Length);
+                stop = Some(Outcome::TooLarge { limit: cap, stage: SizeStage::Transfer });
+                break;
+            }
+        }
+        fetch.transfer_body = body.freeze();
+        match decoder {
+            None if coding.is_ok() => fetch.content = Some(fetch.transfer_body.clone()),
+            None => {}
+            Some(mut active) => {
+                if stop.is_none()
+                    && let Err(reason) = active.finish()
+                {
+                    stop = Some(decode_stop_outcome(reason, cap, status));
+                }
+                fetch.content = Some(Bytes::from(active.take_output()));
+            }
+        }
+        if let Some(stop) = stop {
+            if matches!(stop, Outcome::BadContentEncoding { .. }) {
+                fetch.content = None;
+            }
+            return stop;
+        }
+        if let Err(unknown) = coding
+            && status_outcome.is_ok()
+        {
+            return Outcome::BadContentEncoding {
+                status,
+                message: format!("content coding {unknown:?} not supported"),
+            };
+        }
+        fetch.fingerprint = fetch.content.as_deref().map(xxhash_rust::xxh3::xxh3_128);
+        status_outcome
+    }
+}
+
+/// The outcome of a complete answer: status, `Location`, `Retry-After`.
+fn status_outcome(url: &Url, head: &ResponseHead, now: SystemTime) -> Outcome {
+    match Outcome::from_status(head.status) {
+        Outcome::BadRedirect { status, .. } => match head.header("location") {
+            Some(location) => match freshet_url::resolve(url, location.trim()) {
+                Ok(target) => Outcome::Redirect { status, location: target },
+                Err(_) => Outcome::BadRedirect { status, location: Some(location.to_owned()) },
+            },
+            None => Outcome::BadRedirect { status, location: None },
+        },
+        Outcome::Throttled { status, .. } => Outcome::Throttled {
+            status,
+            retry_after: head.header("retry-after").and_then(|value| crate::parse_retry_after(value, now)),
+        },
+        other => other,
+    }
+}
+
+fn decode_stop_outcome(reason: DecodeStop, cap: u64, status: u16) -> Outcome {
+    match reason {
+        DecodeStop::TooLarge => Outcome::TooLarge { limit: cap, stage: SizeStage::Decoded },
+        DecodeStop::Corrupt(message) => Outcome::BadContentEncoding { status, message },
+    }
+}
+
+/// The outcome of a reqwest error (connect, send or body), by walking its causes.
+fn outcome_of_error(error: &reqwest::Error) -> Outcome {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = cause {
+        if let Some(refused) = current.downcast_ref::<AddressRefused>() {
+            return Outcome::AddressRefused {
+                host: refused.host.clone(),
+                addresses: refused.addresses.clone(),
+            };
+        }
+        if let Some(failed) = current.downcast_ref::<ResolveFailed>() {
+            return Outcome::DnsFailed { message: failed.to_string() };
+        }
+        if let Some(io) = current.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                std::io::ErrorKind::ConnectionReset => return Outcome::ConnectionReset,
+                std::io::ErrorKind::ConnectionRefused => return Outcome::ConnectionRefused,
+                _ => {}
+            }
+        }
+        cause = current.source();
+    }
+    if error.is_timeout() {
+        return Outcome::Timeout {
+            phase: if error.is_connect() { TimeoutPhase::Connect } else { TimeoutPhase::Body },
+        };
+    }
+    Outcome::Failed { message: error_chain(error) }
+}
+
+/// An error and its causes, joined.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(current) = cause {
+        text.push_str(": ");
+        text.push_str(&current.to_string());
+        cause = current.source();
+    }
+    text
+}

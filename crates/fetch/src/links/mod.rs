@@ -1,0 +1,322 @@
+//! Links from an HTML page: pure, no I/O. [`extract_links`] runs the streaming parser
+//! `lol_html` over the page once, in the page's own encoding ([`detect_charset`]), and returns
+//! absolute URLs canonicalised by `freshet_url`, ready for the seen-set.
+//!
+//! | element | taken | kind |
+//! |---|---|---|
+//! | `<a href>`, `<area href>` | unless `rel` has `nofollow` | [`LinkKind::Anchor`], [`LinkKind::Area`] |
+//! | `<link href>` with `rel` `canonical` | also reported as [`PageLinks::canonical`] | [`LinkKind::Canonical`] |
+//! | `<link href>` with `rel` `alternate` (not `alternate stylesheet`) | | [`LinkKind::Alternate`] |
+//! | `<link href>` with `rel` `next` | | [`LinkKind::Next`] |
+//! | `<iframe src>`, `<frame src>` | | [`LinkKind::Frame`] |
+//! | `<meta http-equiv=refresh content="N; url=…">` | | [`LinkKind::Refresh`] |
+//! | `<base href>` | the first one; every URL of the page resolves against it, even those before it (HTML §2.4.1) | — |
+//! | `<meta name=robots content=…>` | `noindex`, `nofollow`, `none`; also `<meta name=AGENT>` for [`LinkOptions::robots_agent`] | [`PageLinks::robots`] |
+//!
+//! `lol_html` does not apply `<base href>` itself (it rewrites, it does not resolve), so hrefs
+//! are collected raw and resolved once the page has been read. A page whose robots meta says
+//! `nofollow` yields no links (its canonical link is still reported: it names the page, it is
+//! not a link to follow). Links are deduplicated in document order; links back to the page
+//! itself (`href=""`, `#top`) are dropped; hrefs that do not parse or are not http(s)
+//! (`mailto:`, `javascript:`) are counted in [`PageLinks::rejected`].
+//!
+//! Not done: query strings of non-UTF-8 pages are percent-encoded as UTF-8, not in the page's
+//! encoding as a browser would (WHATWG URL "encoding override"); the difference only changes
+//! which of two spellings of such a URL is fetched.
+
+mod charset;
+mod refresh;
+
+pub use charset::{CharsetSource, detect_charset};
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+
+use encoding_rs::Encoding;
+use freshet_url::Url;
+use lol_html::html_content::Element;
+use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, element};
+
+/// What a link is, by the element that carried it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LinkKind {
+    /// `<a href>`.
+    Anchor,
+    /// `<area href>`.
+    Area,
+    /// `<link rel=canonical>`.
+    Canonical,
+    /// `<link rel=alternate>` (translations, feeds).
+    Alternate,
+    /// `<link rel=next>` (pagination).
+    Next,
+    /// `<iframe src>` or `<frame src>`.
+    Frame,
+    /// `<meta http-equiv=refresh>`.
+    Refresh,
+}
+
+/// One link to follow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// Absolute and canonical (`freshet_url::canonicalize_url`).
+    pub url: Url,
+    /// Where it came from.
+    pub kind: LinkKind,
+}
+
+/// The page's `<meta name=robots>` directives (Google's and Bing's meaning; not in RFC 9309,
+/// which covers robots.txt only).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RobotsMeta {
+    /// `noindex` or `none`: do not keep the page in an index.
+    pub noindex: bool,
+    /// `nofollow` or `none`: follow none of its links.
+    pub nofollow: bool,
+}
+
+/// What to extract.
+#[derive(Clone, Debug)]
+pub struct LinkOptions {
+    /// At most this many links are kept (a calendar page or a spam page can hold millions).
+    pub max_links: usize,
+    /// A robots meta tag named after this agent (`<meta name=freshet>`) counts as well as
+    /// `<meta name=robots>`. Lower-case product token.
+    pub robots_agent: Option<String>,
+}
+
+impl Default for LinkOptions {
+    fn default() -> Self {
+        Self { max_links: 10_000, robots_agent: None }
+    }
+}
+
+/// Everything [`extract_links`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageLinks {
+    /// Links to follow: absolute, canonical, unique, in document order.
+    pub links: Vec<Link>,
+    /// The page's `<link rel=canonical>`, resolved and canonicalised.
+    pub canonical: Option<Url>,
+    /// The page's `<base href>`, resolved against the page's URL.
+    pub base: Option<Url>,
+    /// The robots meta directives.
+    pub robots: RobotsMeta,
+    /// The encoding the page was read in.
+    pub encoding: &'static Encoding,
+    /// Where that encoding came from.
+    pub encoding_source: CharsetSource,
+    /// Links not followed because of `rel=nofollow` or a robots meta `nofollow`.
+    pub nofollow_skipped: usize,
+    /// hrefs that do not resolve to an http(s) URL.
+    pub rejected: usize,
+    /// Whether `max_links` cut the list short.
+    pub truncated: bool,
+    /// Set if the parser gave up part way (the links before that point are kept).
+    pub parse_error: Option<String>,
+}
+
+/// One raw href as found, before resolution.
+struct RawLink {
+    href: String,
+    kind: LinkKind,
+    nofollow: bool,
+}
+
+/// What the handlers collect while the page streams through the parser.
+#[derive(Default)]
+struct Collected {
+    raw: Vec<RawLink>,
+    base: Option<String>,
+    canonical: Option<String>,
+    robots: RobotsMeta,
+}
+
+/// Extracts the links of an HTML page fetched from `page_url`, given its HTTP `Content-Type`
+/// (for the charset) and its decoded body (see the module docs for the rules).
+///
+/// ```
+/// use freshet_fetch::links::{LinkKind, LinkOptions, extract_links};
+/// let page = freshet_url::canonicalize("https://a.test/dir/page.html").unwrap();
+/// let html = br#"<base href="/base/"><a href="x.html">x</a><a rel="nofollow" href="/y">y</a>
+///               <link rel="canonical" href="https://a.test/dir/page.html?ref=1">"#;
+/// let found = extract_links(&page, Some("text/html"), html, &LinkOptions::default());
+/// assert_eq!(found.links[0].url.as_str(), "https://a.test/base/x.html");
+/// assert_eq!(found.links[0].kind, LinkKind::Anchor);
+/// assert_eq!(found.nofollow_skipped, 1);
+/// assert_eq!(found.canonical.unwrap().as_str(), "https://a.test/dir/page.html?ref=1");
+/// ```
+pub fn extract_links(
+    page_url: &Url,
+    content_type: Option<&str>,
+    body: &[u8],
+    options: &LinkOptions,
+) -> PageLinks {
+    let (encoding, encoding_source) = detect_charset(content_type, body);
+    let collected = RefCell::new(Collected::default());
+    let parse_error = match AsciiCompatibleEncoding::new(encoding) {
+        Some(ascii_compatible) => parse(&collected, ascii_compatible, body, options),
+        None => {
+            // UTF-16 (by its byte order mark) and `replacement`: lol_html reads only
+            // ASCII-compatible encodings, so decode to UTF-8 first.
+            let (text, _, _) = encoding.decode(body);
+            parse(&collected, AsciiCompatibleEncoding::utf_8(), text.as_bytes(), options)
+        }
+    };
+    resolve_all(page_url, collected.into_inner(), options, encoding, encoding_source, parse_error)
+}
+
+/// Runs the parser over `body` with handlers filling `collected`.
+fn parse(
+    collected: &RefCell<Collected>,
+    encoding: AsciiCompatibleEncoding,
+    body: &[u8],
+    options: &LinkOptions,
+) -> Option<String> {
+    let push = |element: &Element, name: &str, kind: LinkKind, nofollow: bool| {
+        if let Some(href) = attribute(element, name) {
+            collected.borrow_mut().raw.push(RawLink { href, kind, nofollow });
+        }
+    };
+    let anchor = |element: &mut Element, kind: LinkKind| {
+        let nofollow = attribute(element, "rel").is_some_and(|rel| has_token(&rel, "nofollow"));
+        push(element, "href", kind, nofollow);
+        Ok(())
+    };
+    let settings = Settings::new()
+        .with_encoding(encoding)
+        .append_element_content_handler(element!("a[href]", |el| anchor(el, LinkKind::Anchor)))
+        .append_element_content_handler(element!("area[href]", |el| anchor(el, LinkKind::Area)))
+        .append_element_content_handler(element!("link[href][rel]", |el| {
+            let rel = attribute(el, "rel").unwrap_or_default();
+            if has_token(&rel, "canonical") {
+                let mut collected = collected.borrow_mut();
+                if collected.canonical.is_none() {
+                    collected.canonical = attribute(el, "href");
+                }
+            } else if has_token(&rel, "alternate") && !has_token(&rel, "stylesheet") {
+                push(el, "href", LinkKind::Alternate, false);
+            } else if has_token(&rel, "next") {
+                push(el, "href", LinkKind::Next, false);
+            }
+            Ok(())
+        }))
+        .append_element_content_handler(element!("iframe[src], frame[src]", |el| {
+            push(el, "src", LinkKind::Frame, false);
+            Ok(())
+        }))
+        .append_element_content_handler(element!("base[href]", |el| {
+            let mut collected = collected.borrow_mut();
+            if collected.base.is_none() {
+                collected.base = attribute(el, "href");
+            }
+            Ok(())
+        }))
+        .append_element_content_handler(element!("meta[content]", |el| {
+            let content = attribute(el, "content").unwrap_or_default();
+            if attribute(el, "http-equiv").is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")) {
+                if let Some(target) = refresh::refresh_url(&content) {
+                    collected.borrow_mut().raw.push(RawLink {
+                        href: target.to_owned(),
+                        kind: LinkKind::Refresh,
+                        nofollow: false,
+                    });
+                }
+            } else if let Some(name) = attribute(el, "name") {
+                let name = name.trim();
+                let for_us = name.eq_ignore_ascii_case("robots")
+                    || options.robots_agent.as_deref().is_some_and(|agent| name.eq_ignore_ascii_case(agent));
+                if for_us {
+                    let mut collected = collected.borrow_mut();
+                    for directive in content.split(',').map(str::trim) {
+                        let none = directive.eq_ignore_ascii_case("none");
+                        collected.robots.noindex |= none || directive.eq_ignore_ascii_case("noindex");
+                        collected.robots.nofollow |= none || directive.eq_ignore_ascii_case("nofollow");
+                    }
+                }
+            }
+            Ok(())
+        }));
+    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+    // Fed in slices as a network stream would be; lol_html keeps only what a tag in flight needs.
+    for chunk in body.chunks(16 << 10) {
+        if let Err(error) = rewriter.write(chunk) {
+            return Some(error.to_string());
+        }
+    }
+    rewriter.end().err().map(|error| error.to_string())
+}
+
+/// Resolves the collected hrefs against the base (or the page) and applies nofollow, dedup and
+/// the cap.
+fn resolve_all(
+    page_url: &Url,
+    collected: Collected,
+    options: &LinkOptions,
+    encoding: &'static Encoding,
+    encoding_source: CharsetSource,
+    parse_error: Option<String>,
+) -> PageLinks {
+    let base = collected.base.as_deref().and_then(|href| page_url.join(href.trim()).ok());
+    let resolve_against = base.clone().unwrap_or_else(|| page_url.clone());
+    let page_canonical = freshet_url::canonicalize_url(page_url.clone()).ok();
+    let canonical = collected
+        .canonical
+        .as_deref()
+        .and_then(|href| freshet_url::resolve(&resolve_against, href.trim()).ok());
+    let mut found = PageLinks {
+        links: Vec::new(),
+        canonical,
+        base,
+        robots: collected.robots,
+        encoding,
+        encoding_source,
+        nofollow_skipped: 0,
+        rejected: 0,
+        truncated: false,
+        parse_error,
+    };
+    let mut seen = HashSet::new();
+    for raw in collected.raw {
+        if raw.nofollow || found.robots.nofollow {
+            found.nofollow_skipped += 1;
+            continue;
+        }
+        let Ok(url) = freshet_url::resolve(&resolve_against, raw.href.trim()) else {
+            found.rejected += 1;
+            continue;
+        };
+        if page_canonical.as_ref() == Some(&url) || !seen.insert(url.clone()) {
+            continue;
+        }
+        if found.links.len() == options.max_links {
+            found.truncated = true;
+            break;
+        }
+        found.links.push(Link { url, kind: raw.kind });
+    }
+    if let Some(canonical) = found.canonical.clone().filter(|c| Some(c) != page_canonical.as_ref())
+        && !found.robots.nofollow
+        && !seen.contains(&canonical)
+        && found.links.len() < options.max_links
+    {
+        found.links.push(Link { url: canonical, kind: LinkKind::Canonical });
+    }
+    found
+}
+
+/// An attribute's value with its character references decoded (`&amp;` → `&`), as the HTML
+/// tokenizer does and `lol_html` does not (it hands out the raw text, for rewriting); the
+/// attribute-value rules of HTML §13.2.5.73 (`htmlize::unescape_attribute`).
+fn attribute(element: &Element, name: &str) -> Option<String> {
+    let raw = element.get_attribute(name)?;
+    if raw.contains('&') { Some(htmlize::unescape_attribute(raw).into_owned()) } else { Some(raw) }
+}
+
+/// Whether the space-separated token list `list` (a `rel` value) holds `token`, ignoring case.
+fn has_token(list: &str, token: &str) -> bool {
+    list.split_ascii_whitespace().any(|t| t.eq_ignore_ascii_case(token))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,226 @@
+//! One test per rule of the link extractor's table.
+
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+
+fn page() -> Url {
+    freshet_url::canonicalize("https://a.test/dir/page.html").unwrap()
+}
+
+fn extract(html: &str) -> PageLinks {
+    extract_links(&page(), Some("text/html; charset=utf-8"), html.as_bytes(), &LinkOptions::default())
+}
+
+fn urls(found: &PageLinks) -> Vec<(&str, LinkKind)> {
+    found.links.iter().map(|link| (link.url.as_str(), link.kind)).collect()
+}
+
+#[test]
+fn anchors_and_areas_resolve_against_the_page() {
+    let found =
+        extract(r#"<a href="x.html">x</a><map><area href="/map/1" shape=rect></map><a name=x>no href</a>"#);
+    assert_eq!(
+        urls(&found),
+        [("https://a.test/dir/x.html", LinkKind::Anchor), ("https://a.test/map/1", LinkKind::Area)]
+    );
+}
+
+#[test]
+fn links_are_canonicalised() {
+    let found = extract(r#"<a href="HTTPS://A.TEST:443/%7Eu/./v/../w?#frag">x</a>"#);
+    assert_eq!(urls(&found), [("https://a.test/~u/w", LinkKind::Anchor)]);
+}
+
+#[test]
+fn link_rel_alternate_canonical_next_only() {
+    let found = extract(
+        r#"<head><link rel="Alternate" hreflang=fr href="/fr/"><link rel="alternate stylesheet" href="/s.css">
+        <link rel=stylesheet href="/main.css"><link rel="next" href="?page=2"><link rel=icon href=/i.png>
+        <link rel="canonical" href="/dir/page.html?id=1"><link rel="canonical" href="/second"></head>"#,
+    );
+    assert_eq!(
+        urls(&found),
+        [
+            ("https://a.test/fr/", LinkKind::Alternate),
+            ("https://a.test/dir/page.html?page=2", LinkKind::Next),
+            ("https://a.test/dir/page.html?id=1", LinkKind::Canonical),
+        ]
+    );
+    assert_eq!(found.canonical.unwrap().as_str(), "https://a.test/dir/page.html?id=1");
+}
+
+#[test]
+fn a_canonical_naming_the_page_itself_is_not_a_link() {
+    let found = extract(r#"<link rel=canonical href="https://a.test/dir/page.html">"#);
+    assert_eq!(found.canonical.unwrap(), page());
+    assert!(found.links.is_empty());
+}
+
+#[test]
+fn iframes_and_frames() {
+    let found = extract(r#"<iframe src="/embed"></iframe><frameset><frame src="f.html"></frameset>"#);
+    assert_eq!(
+        urls(&found),
+        [("https://a.test/embed", LinkKind::Frame), ("https://a.test/dir/f.html", LinkKind::Frame)]
+    );
+}
+
+#[test]
+fn base_href_applies_to_every_link_even_earlier_ones_and_only_the_first_counts() {
+    let found = extract(
+        r#"<a href="early">e</a><base href="https://b.test/root/"><base href="/ignored/"><a href="late">l</a>"#,
+    );
+    assert_eq!(
+        urls(&found),
+        [("https://b.test/root/early", LinkKind::Anchor), ("https://b.test/root/late", LinkKind::Anchor)]
+    );
+    assert_eq!(found.base.unwrap().as_str(), "https://b.test/root/");
+}
+
+#[test]
+fn a_relative_base_resolves_against_the_page() {
+    let found = extract(r#"<base href="../other/"><a href="x">x</a>"#);
+    assert_eq!(urls(&found), [("https://a.test/other/x", LinkKind::Anchor)]);
+}
+
+#[test]
+fn meta_refresh() {
+    let found = extract(
+        r#"<meta http-equiv="Refresh" content="0; URL='/moved'"><meta http-equiv=refresh content=5>"#,
+    );
+    assert_eq!(urls(&found), [("https://a.test/moved", LinkKind::Refresh)]);
+}
+
+#[test]
+fn rel_nofollow_is_respected() {
+    let found = extract(
+        r#"<a rel="external NoFollow" href="/no">n</a><area rel=nofollow href=/no2><a href="/yes">y</a>"#,
+    );
+    assert_eq!(urls(&found), [("https://a.test/yes", LinkKind::Anchor)]);
+    assert_eq!(found.nofollow_skipped, 2);
+}
+
+#[test]
+fn meta_robots_nofollow_drops_every_link_but_keeps_the_canonical() {
+    let found = extract(
+        r#"<meta name="ROBOTS" content="noindex, NOFOLLOW"><link rel=canonical href=/c><a href="/a">a</a><iframe src=/f></iframe>"#,
+    );
+    assert!(found.links.is_empty());
+    assert_eq!(found.nofollow_skipped, 2);
+    assert_eq!(found.robots, RobotsMeta { noindex: true, nofollow: true });
+    assert_eq!(found.canonical.unwrap().as_str(), "https://a.test/c");
+}
+
+#[test]
+fn meta_robots_none_and_noindex_alone() {
+    assert_eq!(
+        extract(r#"<meta name=robots content=none>"#).robots,
+        RobotsMeta { noindex: true, nofollow: true }
+    );
+    let found = extract(r#"<meta name=robots content="noindex"><a href=/a>a</a>"#);
+    assert_eq!(found.robots, RobotsMeta { noindex: true, nofollow: false });
+    assert_eq!(found.links.len(), 1);
+}
+
+#[test]
+fn meta_robots_for_our_agent_only_when_asked() {
+    let html = br#"<meta name="freshet" content="nofollow"><meta name="otherbot" content="noindex"><a href=/a>a</a>"#;
+    let options = LinkOptions { robots_agent: Some("freshet".into()), ..LinkOptions::default() };
+    let found = extract_links(&page(), None, html, &options);
+    assert_eq!(found.robots, RobotsMeta { noindex: false, nofollow: true });
+    assert!(found.links.is_empty());
+    assert_eq!(extract_links(&page(), None, html, &LinkOptions::default()).robots, RobotsMeta::default());
+}
+
+#[test]
+fn links_in_scripts_comments_and_text_are_not_links() {
+    let found = extract(
+        r#"<script>var s = '<a href="/script">';</script><!-- <a href="/comment"> --><p>href="/text"</p><a href=/real>r</a>"#,
+    );
+    assert_eq!(urls(&found), [("https://a.test/real", LinkKind::Anchor)]);
+}
+
+#[test]
+fn duplicates_self_links_and_unfetchable_schemes() {
+    let found = extract(
+        r##"<a href="/x">1</a><a href="/x#again">2</a><a href="">self</a><a href="#top">self</a>
+        <a href="mailto:a@a.test">m</a><a href="javascript:void(0)">j</a><a href="http://[bad">b</a>"##,
+    );
+    assert_eq!(urls(&found), [("https://a.test/x", LinkKind::Anchor)]);
+    assert_eq!(found.rejected, 3);
+}
+
+#[test]
+fn whitespace_and_entities_in_attributes() {
+    let found = extract(
+        "<a href=\"\n  /a?x=1&amp;y=2  \t\">a</a><a href=\"&#x2F;b&#47;c\">b</a><a href=\"/d?e=1&copy=2\">d</a>",
+    );
+    assert_eq!(
+        urls(&found),
+        [
+            ("https://a.test/a?x=1&y=2", LinkKind::Anchor),
+            ("https://a.test/b/c", LinkKind::Anchor),
+            // In an attribute, a legacy reference without `;` before `=` is not decoded (HTML §13.2.5.73).
+            ("https://a.test/d?e=1&copy=2", LinkKind::Anchor),
+        ]
+    );
+}
+
+#[test]
+fn max_links_truncates() {
+    let html: String = (0..20).map(|i| format!("<a href=/p{i}>p</a>")).collect();
+    let options = LinkOptions { max_links: 5, ..LinkOptions::default() };
+    let found = extract_links(&page(), None, html.as_bytes(), &options);
+    assert_eq!(found.links.len(), 5);
+    assert!(found.truncated);
+}
+
+#[test]
+fn latin1_page_by_header_decodes_hrefs() {
+    // "café" in windows-1252: the href's é is one byte 0xE9, which becomes %C3%A9 once decoded.
+    let html = b"<a href=\"/caf\xe9\">x</a>";
+    let found = extract_links(&page(), Some("text/html; charset=iso-8859-1"), html, &LinkOptions::default());
+    assert_eq!(found.encoding, encoding_rs::WINDOWS_1252);
+    assert_eq!(found.encoding_source, CharsetSource::HttpHeader);
+    assert_eq!(urls(&found), [("https://a.test/caf%C3%A9", LinkKind::Anchor)]);
+}
+
+#[test]
+fn shift_jis_page_by_meta_decodes_hrefs() {
+    // "日本" in Shift_JIS is 93 FA 96 7B.
+    let html = b"<meta charset=\"shift_jis\"><a href=\"/\x93\xfa\x96\x7b\">x</a>";
+    let found = extract_links(&page(), Some("text/html"), html, &LinkOptions::default());
+    assert_eq!(found.encoding_source, CharsetSource::MetaTag);
+    assert_eq!(urls(&found), [("https://a.test/%E6%97%A5%E6%9C%AC", LinkKind::Anchor)]);
+}
+
+#[test]
+fn utf16_page_by_byte_order_mark() {
+    let mut html = vec![0xff, 0xfe];
+    for unit in "<a href=\"/\u{65e5}\">x</a>".encode_utf16() {
+        html.extend_from_slice(&unit.to_le_bytes());
+    }
+    let found = extract_links(&page(), None, &html, &LinkOptions::default());
+    assert_eq!(found.encoding, encoding_rs::UTF_16LE);
+    assert_eq!(urls(&found), [("https://a.test/%E6%97%A5", LinkKind::Anchor)]);
+}
+
+#[test]
+fn invalid_utf8_labelled_utf8_still_yields_links() {
+    let html = b"<p>caf\xc3\x28 \xff\xfe</p><a href=\"/ok\">ok</a><a href=\"/b\xffd\">bad</a>";
+    let found = extract_links(&page(), Some("text/html; charset=utf-8"), html, &LinkOptions::default());
+    assert_eq!(found.parse_error, None);
+    assert_eq!(
+        urls(&found),
+        [("https://a.test/ok", LinkKind::Anchor), ("https://a.test/b%EF%BF%BDd", LinkKind::Anchor)]
+    );
+}
+
+#[test]
+fn empty_and_non_html_input_yield_nothing() {
+    assert!(extract("").links.is_empty());
+    let binary: Vec<u8> = (0..4096u32).map(|i| (i * 7919 % 251) as u8).collect();
+    let found = extract_links(&page(), Some("text/html"), &binary, &LinkOptions::default());
+    assert!(found.links.is_empty(), "{found:?}");
+}

@@ -1,0 +1,165 @@
+//! Address-safe name resolution: the resolver reqwest calls before every new connection.
+//!
+//! The check is on the resolved address, not the URL's host name, and the connection goes to
+//! exactly the address checked: reqwest's connector connects to the addresses this resolver
+//! returns and nothing else, so a name that answers "public" to the check and "private" to the
+//! connect (DNS rebinding) cannot slip through, as it could if we resolved, checked, and let the
+//! client resolve again. Addresses that `freshet_url::classify` does not call public are
+//! dropped unless private addresses are allowed; a name left with none fails with
+//! [`AddressRefused`], which the fetcher turns into [`crate::Outcome::AddressRefused`].
+//!
+//! Overrides (`--resolve HOST=IP`, as curl's option) are applied here too, not with reqwest's
+//! own `ClientBuilder::resolve`, whose overrides bypass a custom resolver's checks: an override
+//! to `127.0.0.1` still needs `allow_private`.
+//!
+//! Resolution itself is tokio's `lookup_host` (the system resolver, `getaddrinfo`, on the
+//! blocking pool): no second resolver to configure, and `/etc/hosts` works.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use freshet_url::{AddressClass, classify};
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+
+/// Every address of a host name was refused by the address-safety check.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{host}: every address is refused ({})", describe(.addresses))]
+pub struct AddressRefused {
+    /// The host name.
+    pub host: String,
+    /// Its addresses and their classes.
+    pub addresses: Vec<(IpAddr, AddressClass)>,
+}
+
+fn describe(addresses: &[(IpAddr, AddressClass)]) -> String {
+    addresses.iter().map(|(ip, class)| format!("{ip} is {class:?}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The name did not resolve.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{host}: name resolution failed: {message}")]
+pub struct ResolveFailed {
+    /// The host name.
+    pub host: String,
+    /// What the system resolver said.
+    pub message: String,
+}
+
+/// The resolver: overrides, then the system resolver, then the address-safety filter.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SafeResolver {
+    /// Lower-case host name → addresses, as `--resolve` gave them.
+    overrides: Arc<HashMap<String, Vec<IpAddr>>>,
+    /// Whether non-public addresses are allowed.
+    allow_private: bool,
+}
+
+impl SafeResolver {
+    pub(crate) fn new(overrides: &[(String, IpAddr)], allow_private: bool) -> Self {
+        let mut map: HashMap<String, Vec<IpAddr>> = HashMap::new();
+        for (host, ip) in overrides {
+            map.entry(host.to_ascii_lowercase()).or_default().push(*ip);
+        }
+        Self { overrides: Arc::new(map), allow_private }
+    }
+
+    /// The check applied to an address, also used for IP-literal URLs, which reqwest's
+    /// connector never passes to a resolver.
+    pub(crate) fn refuses(&self, address: IpAddr) -> bool {
+        !self.allow_private && !classify(address).is_public()
+    }
+
+    /// Resolves `host` and filters its addresses (see the module docs).
+    pub(crate) async fn lookup(&self, host: &str) -> Result<Vec<IpAddr>, ResolveError> {
+        let addresses = match self.overrides.get(&host.to_ascii_lowercase()) {
+            Some(addresses) => addresses.clone(),
+            None => tokio::net::lookup_host((host, 0))
+                .await
+                .map_err(|error| {
+                    ResolveError::Failed(ResolveFailed { host: host.to_owned(), message: error.to_string() })
+                })?
+                .map(|socket| socket.ip())
+                .collect(),
+        };
+        let (allowed, refused): (Vec<IpAddr>, Vec<IpAddr>) =
+            addresses.into_iter().partition(|address| !self.refuses(*address));
+        if allowed.is_empty() {
+            if refused.is_empty() {
+                return Err(ResolveError::Failed(ResolveFailed {
+                    host: host.to_owned(),
+                    message: "no addresses".to_owned(),
+                }));
+            }
+            let addresses = refused.into_iter().map(|ip| (ip, classify(ip))).collect();
+            return Err(ResolveError::Refused(AddressRefused { host: host.to_owned(), addresses }));
+        }
+        Ok(allowed)
+    }
+}
+
+/// Why [`SafeResolver::lookup`] gave no address.
+#[derive(Clone, Debug, thiserror::Error)]
+pub(crate) enum ResolveError {
+    #[error(transparent)]
+    Refused(AddressRefused),
+    #[error(transparent)]
+    Failed(ResolveFailed),
+}
+
+impl Resolve for SafeResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let resolver = self.clone();
+        Box::pin(async move {
+            // The concrete error types go into the box, so the fetcher can find them among the
+            // causes of reqwest's error.
+            let addresses = resolver.lookup(name.as_str()).await.map_err(
+                |error| -> Box<dyn std::error::Error + Send + Sync> {
+                    match error {
+                        ResolveError::Refused(refused) => Box::new(refused),
+                        ResolveError::Failed(failed) => Box::new(failed),
+                    }
+                },
+            )?;
+            // Port 0: the connector puts the URL's port in.
+            let addrs: Addrs = Box::new(addresses.into_iter().map(|ip| SocketAddr::new(ip, 0)));
+            Ok(addrs)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[tokio::test]
+    async fn loopback_is_refused_unless_allowed() {
+        let loopback: IpAddr = "127.0.0.1".parse().unwrap();
+        let strict = SafeResolver::new(&[("a.test".into(), loopback)], false);
+        match strict.lookup("A.Test").await {
+            Err(ResolveError::Refused(refused)) => {
+                assert_eq!(refused.addresses, [(loopback, AddressClass::Loopback)]);
+                assert!(refused.to_string().contains("127.0.0.1 is Loopback"), "{refused}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let open = SafeResolver::new(&[("a.test".into(), loopback)], true);
+        assert_eq!(open.lookup("a.test").await.unwrap(), [loopback]);
+    }
+
+    #[tokio::test]
+    async fn only_the_public_addresses_of_a_mixed_answer_are_kept() {
+        let public: IpAddr = "93.184.215.14".parse().unwrap();
+        let private: IpAddr = "10.0.0.1".parse().unwrap();
+        let resolver = SafeResolver::new(&[("m.test".into(), private), ("m.test".into(), public)], false);
+        assert_eq!(resolver.lookup("m.test").await.unwrap(), [public]);
+    }
+
+    #[tokio::test]
+    async fn system_resolution_of_localhost_is_checked_too() {
+        let resolver = SafeResolver::new(&[], false);
+        assert!(matches!(resolver.lookup("localhost").await, Err(ResolveError::Refused(_))));
+    }
+}
