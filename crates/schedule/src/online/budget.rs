@@ -1,26 +1,33 @@
-//! The global budget `k_0` as a token bucket, and the controller that steers `λ_0` from it.
+//! The global budget `k_0` as a token bucket, and the controller that sets `λ_0` from it.
 //!
-//! The bucket's level `L ∈ [0, B]` is the integral of `k_0 − (fetch rate)`, so a threshold that
-//! is a decreasing function of `L` is already an integral controller on the rate error:
-//! `ln λ_0 = ln λ_ref + K_P·(½ − L/B)`. Too much demand drains the bucket and raises `λ_0`
-//! (pages become due later); too little fills it and lowers `λ_0`. A slow integral term moves
-//! `λ_ref` so that the bucket settles half full, i.e. the fetch rate meets `k_0` while `λ_0`
-//! sits at the value where the pages' demand `Σ 1/τ*_j(λ_0)` (capped hosts counting their
-//! capacity) equals `k_0`: the batch solver's `λ_0`. While the bucket is empty or full the
-//! integral runs faster. The integral's clock is the pages' own: the moving average of the
-//! intervals between a page's fetches (its revisit period), since the demand answers a change
-//! of `λ_0` within about one period.
+//! `λ_0` has a feed-forward part and a feedback part:
+//! `ln λ_0 = ln λ_ff + c + K_P·(½ − L/B)`.
+//! * `λ_ff` is where the pages' steady-state demand `Σ_i min(k_i, S_i(λ))` equals `k_0` (seed
+//!   003's equation for `λ_0`, the one `freshet_policy::solve` solves), found by a Newton step per
+//!   sweep over the pages (`demand.rs`). It does not wait for the fetch rate to show a mistake:
+//!   after a first crawl, or a start where every copy is fresh, the rate is far from its steady
+//!   state for a whole revisit period, and a controller that only watches the rate either
+//!   recovers over many periods or oscillates at the period.
+//! * `L ∈ [0, B]` is the bucket's level: demand above `k_0` drains it and raises `λ_0` a little
+//!   (pages become due later, the most valuable first); budget left unused lowers it.
+//! * `c ∈ [−¼, ¼]` integrates the same error `½ − L/B` on the clock of one demand sweep, so
+//!   that a fetch rate that differs from the model's (fetches that take time, back-offs, hosts
+//!   whose slot is busy) is made up. It integrates only while the feed-forward is settled (its
+//!   last sweep moved it by less than 2%): an empty bucket during a first crawl is a transient,
+//!   not a model error, and a correction wound up there would starve the steady state after it
+//!   (what the first version, a pure integral controller, did: 48% of the budget used, `λ_0`
+//!   1.8 times the solver's, in `benches/online.rs`), and it is bounded so that it cannot take
+//!   `λ_0` far from the equilibrium the feed-forward computes.
 
 /// `K_P`: `λ_0` spans a factor `e^{K_P}` from a full bucket to an empty one. Small, so that the
 /// keys computed with `λ_0` stay within the queues' 5% and 10% margins.
 const PROPORTIONAL_GAIN: f64 = 0.1;
-/// Integral gain per revisit period of error, while the bucket is neither full nor empty.
-const INTEGRAL_GAIN: f64 = 0.05;
-/// Integral gain per revisit period while the bucket is empty (demand waits) or full (budget
-/// unused).
-const SATURATED_INTEGRAL_GAIN: f64 = 0.2;
-/// Weight of one observed revisit interval in the period's moving average.
-const PERIOD_SMOOTHING: f64 = 1.0 / 1024.0;
+/// Integral gain per sweep duration of error.
+const INTEGRAL_GAIN: f64 = 0.2;
+/// A sweep that moves `ln λ_ff` by less than this leaves the feed-forward settled.
+const SETTLED_STEP: f64 = 0.02;
+/// The correction `c` stays within these bounds (a factor 1.28 either way).
+const CORRECTION_RANGE: (f64, f64) = (-0.25, 0.25);
 /// `λ_0` stays within these bounds.
 const LOG_LAMBDA0_RANGE: (f64, f64) = (-690.0, 690.0);
 
@@ -30,21 +37,37 @@ pub(super) struct BudgetController {
     rate: f64,
     burst: f64,
     level: f64,
-    log_reference: f64,
-    /// Moving average of revisit intervals: the integral's time unit.
-    period: f64,
-    /// Time advanced since the start: the integral's time unit until a page is revisited.
+    /// `ln λ_ff`.
+    log_feedforward: f64,
+    /// `c`.
+    log_correction: f64,
+    /// The integral's time unit: the duration of the latest demand sweep (`NaN` before one).
+    horizon: f64,
+    /// Time advanced since the start: the integral's time unit before a sweep completes.
     age: f64,
+    /// Whether the latest sweep left `λ_ff` where it was (within `SETTLED_STEP`): the correction
+    /// integrates only then, else it would wind up against an error the feed-forward is still
+    /// removing (a budget no page can use while `λ_ff` is above every `V(∞)`).
+    settled: bool,
 }
 
 impl BudgetController {
     /// A half-full bucket and `λ_0 = initial`.
     pub(super) fn new(rate: f64, burst: f64, initial: f64) -> Self {
-        Self { rate, burst, level: burst / 2.0, log_reference: initial.ln(), period: f64::NAN, age: 0.0 }
+        Self {
+            rate,
+            burst,
+            level: burst / 2.0,
+            log_feedforward: initial.ln(),
+            log_correction: 0.0,
+            horizon: f64::NAN,
+            age: 0.0,
+            settled: false,
+        }
     }
 
-    /// Lets `elapsed` time pass: the bucket refills and the reference threshold integrates the
-    /// mean error `½ − L/B` over the interval (computed exactly for the linear refill).
+    /// Lets `elapsed` time pass: the bucket refills and the correction integrates the mean error
+    /// `½ − L/B` over the interval (computed exactly for the linear refill).
     pub(super) fn advance(&mut self, elapsed: f64) {
         if elapsed.is_nan() || elapsed <= 0.0 {
             return;
@@ -56,26 +79,45 @@ impl BudgetController {
         // ∫ (½ − L(t)/B) dt over the rise, then −½ per unit time while full.
         let error_integral =
             rising * (0.5 - (start + end_of_rise) / (2.0 * self.burst)) - 0.5 * (elapsed - rising).max(0.0);
-        let saturated = start < 1.0 || start >= self.burst;
-        let gain = if saturated { SATURATED_INTEGRAL_GAIN } else { INTEGRAL_GAIN };
-        // Before any revisit (a first crawl), the time elapsed so far: a first crawl that leaves
-        // the bucket full for a while must not drive λ_0 down by decades before any page is due.
         self.age += elapsed;
-        let period = if self.period.is_finite() { self.period } else { self.age.max(self.burst / self.rate) };
-        self.log_reference += gain * error_integral / period;
-        self.log_reference = self.log_reference.clamp(LOG_LAMBDA0_RANGE.0, LOG_LAMBDA0_RANGE.1);
+        let horizon = if self.horizon.is_finite() { self.horizon } else { self.age };
+        let horizon = horizon.max(self.burst / self.rate);
+        if self.settled {
+            self.log_correction = (self.log_correction + INTEGRAL_GAIN * error_integral / horizon)
+                .clamp(CORRECTION_RANGE.0, CORRECTION_RANGE.1);
+        }
         self.level = (start + self.rate * elapsed).min(self.burst);
     }
 
     /// The current `λ_0`.
     pub(super) fn lambda0(&self) -> f64 {
-        (self.log_reference + PROPORTIONAL_GAIN * (0.5 - self.level / self.burst)).exp()
+        let log =
+            self.log_feedforward + self.log_correction + PROPORTIONAL_GAIN * (0.5 - self.level / self.burst);
+        log.clamp(LOG_LAMBDA0_RANGE.0, LOG_LAMBDA0_RANGE.1).exp()
     }
 
-    /// Restarts the controller at `λ_0 = lambda0` (bucket half full).
+    /// The feed-forward threshold `λ_ff`.
+    pub(super) fn feedforward(&self) -> f64 {
+        self.log_feedforward.exp()
+    }
+
+    /// Sets `λ_ff` from a demand sweep that took `duration` time units.
+    pub(super) fn set_feedforward(&mut self, lambda: f64, duration: f64) {
+        if lambda.is_finite() && lambda > 0.0 {
+            let log = lambda.ln().clamp(LOG_LAMBDA0_RANGE.0, LOG_LAMBDA0_RANGE.1);
+            self.settled = (log - self.log_feedforward).abs() < SETTLED_STEP;
+            self.log_feedforward = log;
+        }
+        if duration.is_finite() && duration > 0.0 {
+            self.horizon = duration;
+        }
+    }
+
+    /// Restarts the controller at `λ_0 = lambda0` (bucket half full, no correction).
     pub(super) fn reset(&mut self, lambda0: f64) {
         self.level = self.burst / 2.0;
-        self.log_reference = lambda0.ln();
+        self.log_feedforward = lambda0.ln();
+        self.log_correction = 0.0;
     }
 
     pub(super) fn has_token(&self) -> bool {
@@ -91,19 +133,8 @@ impl BudgetController {
         self.level -= 1.0;
     }
 
-    /// Folds the interval between two fetches of a page into the revisit period.
-    pub(super) fn observe_interval(&mut self, interval: f64) {
-        if interval.is_finite() && interval > 0.0 {
-            if self.period.is_finite() {
-                self.period += PERIOD_SMOOTHING * (interval - self.period);
-            } else {
-                self.period = interval;
-            }
-        }
-    }
-
-    #[cfg(test)]
-    fn level(&self) -> f64 {
+    /// Tokens in the bucket now.
+    pub(super) fn level(&self) -> f64 {
         self.level
     }
 }
@@ -125,5 +156,36 @@ mod tests {
         idle.advance(100.0);
         assert!(idle.lambda0() < start);
         assert!(idle.has_token() && idle.level() <= 8.0);
+    }
+
+    #[test]
+    fn the_correction_waits_for_the_feedforward_to_settle() {
+        let mut controller = BudgetController::new(10.0, 8.0, 1.0);
+        controller.set_feedforward(0.5, 1.0);
+        controller.advance(100.0);
+        let unsettled = controller.lambda0();
+        assert!((unsettled / (0.5 * (-PROPORTIONAL_GAIN / 2.0).exp()) - 1.0).abs() < 1e-12);
+        controller.set_feedforward(0.5, 1.0);
+        controller.advance(100.0);
+        assert!(controller.lambda0() < unsettled);
+    }
+
+    #[test]
+    fn the_correction_is_bounded() {
+        let mut controller = BudgetController::new(10.0, 8.0, 2.0);
+        controller.set_feedforward(2.0, 1.0);
+        assert!(controller.settled);
+        for _ in 0..1_000 {
+            controller.level = 0.0;
+            controller.advance(0.01);
+        }
+        controller.level = 0.0;
+        let ceiling = 2.0 * (CORRECTION_RANGE.1 + PROPORTIONAL_GAIN / 2.0).exp();
+        assert!((controller.lambda0() / ceiling - 1.0).abs() < 1e-9, "{}", controller.lambda0());
+        for _ in 0..1_000 {
+            controller.advance(1.0);
+        }
+        let floor = 2.0 * (CORRECTION_RANGE.0 - PROPORTIONAL_GAIN / 2.0).exp();
+        assert!((controller.lambda0() / floor - 1.0).abs() < 1e-9, "{}", controller.lambda0());
     }
 }

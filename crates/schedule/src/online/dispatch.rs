@@ -3,7 +3,8 @@
 
 use freshet_policy::Objective;
 
-use super::host::{HostEntry, ParkedHost};
+use super::demand::SWEEP_SLOTS_PER_CALL;
+use super::host::{Contender, HostEntry, ParkedHost};
 use super::keys::{due_time, value_now};
 use super::page::PageEntry;
 use super::scheduler::{HOST_KEY_MARGIN, REKEY_TOLERANCE};
@@ -13,43 +14,147 @@ impl<O: Objective> Scheduler<O> {
     /// What to do at `now`: fetch a page, wait, or nothing.
     ///
     /// A page is fetched when its host's slot is free (politeness) and a budget token is there,
-    /// and it heads its host's queue (earliest to reach `λ_0 + λ_i`) with `V(τ) ≥ λ_0`. Among
-    /// ready hosts, the one ready earliest goes first. `now` earlier than a previous call (or NaN)
-    /// counts as the latest time seen.
+    /// and it heads its host's queue (earliest to reach `λ_0 + λ_i`) with `V(τ) ≥ λ_0`. Tokens go
+    /// by value (seed 003: pages are served in order of crawl value): among the hosts that may
+    /// serve within one token interval `1/k_0`, the one whose head page is worth most gets the
+    /// token, and while only one token is left it is held for that host even if a host worth less
+    /// is ready a moment earlier. `now` earlier than a previous call (or NaN) counts as the
+    /// latest time seen.
     pub fn next(&mut self, now: f64) -> Decision {
         self.advance(now);
         if !self.started {
             match self.initial_lambda0() {
-                Some(initial) => self.start_from(initial),
+                Some(initial) if self.budget.initial_lambda0.is_some() => self.start_from(initial),
+                Some(guess) => {
+                    let solved = self.solve_feedforward(guess);
+                    self.start_from(solved);
+                }
                 None => return Decision::Idle,
             }
         }
+        self.sweep_demand(SWEEP_SLOTS_PER_CALL);
         loop {
-            let Some(entry) = self.ready.peek().copied() else { return Decision::Idle };
+            let token_time = self.controller.token_time(self.clock);
+            self.admit_contenders(self.clock + 1.0 / self.budget.rate);
+            let Some(best) = self.live_contender() else {
+                let Some(entry) = self.live_ready_entry() else { return Decision::Idle };
+                return Decision::WaitUntil(entry.key.max(token_time));
+            };
+            if token_time > self.clock {
+                return Decision::WaitUntil(token_time);
+            }
+            let chosen = if best.ready_at <= self.clock {
+                self.contenders.pop();
+                best
+            } else if self.controller.level() < 2.0 {
+                // One token: held for the host worth most, ready within a token interval.
+                return Decision::WaitUntil(best.ready_at);
+            } else {
+                match self.pop_ready_contender() {
+                    Some(chosen) => chosen,
+                    None => return Decision::WaitUntil(best.ready_at),
+                }
+            };
+            self.hosts[chosen.host as usize].ready_key = f64::INFINITY;
+            let Some((ready_at, head)) = self.host_ready_time(chosen.host, self.lambda0) else { continue };
+            if ready_at == f64::INFINITY {
+                self.park(chosen.host);
+                continue;
+            }
+            if ready_at > self.clock {
+                self.push_host(chosen.host, ready_at);
+                continue;
+            }
+            return self.start_fetch(chosen.host, head);
+        }
+    }
+
+    /// Moves the hosts of the global queue keyed at or before `horizon` to the contenders, with
+    /// their exact ready time under the current `λ_0` and their head page's value then; hosts
+    /// found later go back to the global queue, hosts with nothing worth a fetch are parked.
+    fn admit_contenders(&mut self, horizon: f64) {
+        while let Some(entry) = self.ready.peek().copied() {
+            if entry.key > horizon {
+                return;
+            }
+            self.ready.pop();
             let live = self
                 .hosts
                 .get(entry.host as usize)
                 .is_some_and(|host| host.present && host.generation == entry.generation);
             if !live {
-                self.ready.pop();
                 continue;
             }
-            let token_time = self.controller.token_time(self.clock);
-            if entry.key > self.clock || token_time > self.clock {
-                return Decision::WaitUntil(entry.key.max(token_time));
+            self.hosts[entry.host as usize].ready_key = f64::INFINITY;
+            match self.host_ready_time(entry.host, self.lambda0) {
+                None => {}
+                Some((f64::INFINITY, _)) => self.park(entry.host),
+                Some((ready_at, _)) if ready_at > horizon => self.push_host(entry.host, ready_at),
+                Some((ready_at, head)) => {
+                    let value = self
+                        .pages
+                        .get(head.page as usize)
+                        .map_or(0.0, |slot| value_now(self.objective, slot, ready_at.max(self.clock)));
+                    self.push_contender(entry.host, ready_at, value);
+                }
+            }
+        }
+    }
+
+    /// The live contender worth most, dropping stale ones on the way.
+    fn live_contender(&mut self) -> Option<Contender> {
+        while let Some(entry) = self.contenders.peek().copied() {
+            if self
+                .hosts
+                .get(entry.host as usize)
+                .is_some_and(|host| host.present && host.generation == entry.generation)
+            {
+                return Some(entry);
+            }
+            self.contenders.pop();
+        }
+        None
+    }
+
+    /// The live entry of the global queue with the earliest key, dropping stale ones on the way.
+    fn live_ready_entry(&mut self) -> Option<HostEntry> {
+        while let Some(entry) = self.ready.peek().copied() {
+            if self
+                .hosts
+                .get(entry.host as usize)
+                .is_some_and(|host| host.present && host.generation == entry.generation)
+            {
+                return Some(entry);
             }
             self.ready.pop();
-            self.hosts[entry.host as usize].ready_key = f64::INFINITY;
-            let Some((ready_at, head)) = self.host_ready_time(entry.host, self.lambda0) else { continue };
-            if ready_at == f64::INFINITY {
-                self.park(entry.host);
-                continue;
+        }
+        None
+    }
+
+    /// Pops the contender worth most among those ready now (the others stay).
+    fn pop_ready_contender(&mut self) -> Option<Contender> {
+        let mut later = Vec::new();
+        let mut chosen = None;
+        while let Some(entry) = self.live_contender() {
+            self.contenders.pop();
+            if entry.ready_at <= self.clock {
+                chosen = Some(entry);
+                break;
             }
-            if ready_at > self.clock {
-                self.push_host(entry.host, ready_at);
-                continue;
-            }
-            return self.start_fetch(entry.host, head);
+            later.push(entry);
+        }
+        self.contenders.extend(later);
+        chosen
+    }
+
+    /// Makes `host` a contender: it may serve at `ready_at`, a page worth `value`.
+    fn push_contender(&mut self, host: u32, ready_at: f64, value: f64) {
+        let Some(state) = self.hosts.get_mut(host as usize) else { return };
+        state.generation = state.generation.wrapping_add(1);
+        state.ready_key = ready_at;
+        self.contenders.push(Contender { value, ready_at, host, generation: state.generation });
+        if self.contenders.len() > 2 * self.hosts.len() + 1024 {
+            self.rebuild_ready();
         }
     }
 
@@ -107,7 +212,7 @@ impl<O: Objective> Scheduler<O> {
         self.refresh_lambda0();
     }
 
-    fn refresh_lambda0(&mut self) {
+    pub(super) fn refresh_lambda0(&mut self) {
         if !self.started {
             return;
         }
@@ -229,7 +334,10 @@ impl<O: Objective> Scheduler<O> {
             state.rekey(self.objective, &self.pages, host_threshold);
             self.stats.host_rekeys += 1;
         }
-        let mut head = state.head(&self.pages)?;
+        let (mut head, rekeyed) = state.fresh_head(self.objective, &self.pages, host_threshold)?;
+        if rekeyed {
+            self.stats.host_rekeys += 1;
+        }
         let mut eligible = due_time(self.objective, self.pages.get(head.page as usize)?, threshold);
         if eligible > state.free_at.max(self.clock) && state.lambda > 0.0 {
             // The slot opens with nothing worth a fetch: the host's capacity does not bind now,
@@ -260,9 +368,6 @@ impl<O: Objective> Scheduler<O> {
         state.queue.pop();
         slot.set_in_flight(true);
         state.record_service(value_now(self.objective, slot, clock), lambda0);
-        if slot.was_fetched() {
-            self.controller.observe_interval(clock - slot.last);
-        }
         state.in_flight = Some(chosen);
         state.last_start = clock;
         state.generation = state.generation.wrapping_add(1);

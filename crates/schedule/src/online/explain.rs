@@ -115,26 +115,13 @@ impl<O: Objective> Scheduler<O> {
         })
     }
 
-    /// The page `host` would serve now: the live head of its queue, keyed as `next` would key it
-    /// (fresh keys under `threshold` if the queue is due for re-keying).
+    /// The page `host` would serve now: the head of its queue found as `next` finds it (on a
+    /// copy: re-keyed under `threshold` if due for it, stale heads refreshed).
     fn next_on_host(&self, host_index: u32, threshold: f64) -> Option<u32> {
-        let host = self.hosts.get(host_index as usize)?;
-        let rekey = host.needs_rekey(threshold, REKEY_TOLERANCE);
-        let head = host
-            .queue
-            .iter()
-            .filter(|entry| self.pages.get(entry.page as usize).is_some_and(|other| other.is_live(entry)))
-            .map(|entry| {
-                let mut keyed = *entry;
-                if rekey {
-                    keyed.key = self
-                        .pages
-                        .get(entry.page as usize)
-                        .map_or(f64::INFINITY, |other| due_time(self.objective, other, threshold));
-                }
-                keyed
-            })
-            .max();
-        head.map(|entry| entry.page)
+        let mut host = self.hosts.get(host_index as usize)?.clone();
+        if host.needs_rekey(threshold, REKEY_TOLERANCE) {
+            host.rekey(self.objective, &self.pages, threshold);
+        }
+        host.fresh_head(self.objective, &self.pages, threshold).map(|(entry, _)| entry.page)
     }
 }

@@ -17,6 +17,9 @@ const HOST_LAMBDA_SMOOTHING: f64 = 1.0 / 16.0;
 /// surfaces, paid for or not.
 const LARGE_DRIFT: f64 = 0.25;
 
+/// How many heads a host re-keys one by one before it re-keys its whole queue.
+const HEAD_REFRESHES: u32 = 16;
+
 /// One host.
 #[derive(Clone, Debug, Default)]
 pub(super) struct HostState {
@@ -86,6 +89,38 @@ impl HostState {
             }
         }
         None
+    }
+
+    /// The live head of the queue with its key fresh under `threshold`: a head keyed under a
+    /// lower threshold than now is due later than its key says (or never, when its `V(∞)` is
+    /// below `threshold`), so it is pushed back with its fresh key and the next head looked at,
+    /// up to `HEAD_REFRESHES` times, after which the whole queue is re-keyed. Without this, a
+    /// head keyed `ε` below its `V(∞)` parks a host whose other pages are due, and a head keyed
+    /// early holds back pages that are due before it. `O(log n_i)` per stale head.
+    pub(super) fn fresh_head<O: Objective>(
+        &mut self,
+        objective: O,
+        pages: &[PageSlot],
+        threshold: f64,
+    ) -> Option<(PageEntry, bool)> {
+        let mut rekeyed = false;
+        for _ in 0..HEAD_REFRESHES {
+            let head = self.head(pages)?;
+            let fresh = due_time(objective, pages.get(head.page as usize)?, threshold);
+            if fresh <= head.key {
+                return Some((head, rekeyed));
+            }
+            self.queue.pop();
+            self.queue.push(PageEntry { key: fresh, ..head });
+            if fresh == f64::INFINITY {
+                let ceiling =
+                    pages.get(head.page as usize).map_or(0.0, |slot| objective.marginal_at_zero(slot.page()));
+                self.hidden_ceiling = self.hidden_ceiling.max(ceiling);
+            }
+        }
+        self.rekey(objective, pages, threshold);
+        rekeyed = true;
+        Some((self.head(pages)?, rekeyed))
     }
 
     /// Folds a served page's value into `λ_i`.
@@ -161,6 +196,43 @@ impl Ord for HostEntry {
     /// Reversed, so that `BinaryHeap` yields the earliest key, then the lowest host.
     fn cmp(&self, other: &Self) -> Ordering {
         other.key.total_cmp(&self.key).then(other.host.cmp(&self.host))
+    }
+}
+
+/// A host that may serve within one token interval, waiting for a budget token: tokens go to the
+/// host whose head page is worth most (seed 003 serves pages in order of crawl value), not to
+/// the one that surfaced first.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Contender {
+    /// The crawl value of its head page when it may serve (or now, if later).
+    pub(super) value: f64,
+    /// When it may serve: its slot is open and its head page is worth `λ_0`.
+    pub(super) ready_at: f64,
+    pub(super) host: u32,
+    pub(super) generation: u32,
+}
+
+impl PartialEq for Contender {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Contender {}
+
+impl PartialOrd for Contender {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Contender {
+    /// The highest value first, then the earliest ready, then the lowest host.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.value
+            .total_cmp(&other.value)
+            .then(other.ready_at.total_cmp(&self.ready_at))
+            .then(other.host.cmp(&self.host))
     }
 }
 

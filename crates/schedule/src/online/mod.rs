@@ -20,13 +20,19 @@
 //! * **Politeness is a hard constraint.** A host starts a fetch only when no fetch of it is in
 //!   flight, at least `max(min_delay, 1/max_rate)` after its previous start (rounded up so that
 //!   the inequality holds in floating point) and after any back-off.
-//! * **λ_0 is steered by the budget.** The budget `k_0` is a token bucket of `burst` fetches;
-//!   a fetch needs a token. `ln λ_0 = ln λ_ref − K_P·(L/B − ½)` with the bucket level `L`, and
-//!   `λ_ref` integrates the same error on the pages' revisit-period clock (`budget.rs`). Demand
-//!   above `k_0` drains the bucket and raises `λ_0`; budget left unused lowers it. In steady
-//!   state the bucket hovers half full, so the fetch rate equals `k_0` and `λ_0` is where
-//!   `Σ_i min(k_i, S_i(λ_0)) = k_0`: the batch solver's `λ_0`. Capped hosts take their capacity
-//!   whatever `λ_0` is, so `λ_0` is set by the uncapped ones, as the seed says.
+//! * **λ_0 is set by the budget.** The budget `k_0` is a token bucket of `burst` fetches; a
+//!   fetch needs a token. `ln λ_0 = ln λ_ff + c + K_P·(½ − L/B)` (`budget.rs`): `λ_ff` solves
+//!   seed 003's `Σ_i min(k_i, S_i(λ)) = k_0` (the batch solver's equation) by a Newton step per
+//!   sweep over the pages, 4 page slots per `next` (`demand.rs`; whole sweeps at the first
+//!   `next` without `initial_lambda0`); the bucket level `L` adds a small proportional term and
+//!   a bounded integral `c` makes up what the model misses. Capped hosts count their capacity
+//!   whatever `λ_0` is, so `λ_0` is set by the uncapped ones, as the seed says. A controller
+//!   that only watched the rate oscillated at the revisit period after a start with every
+//!   copy fresh (the simulator's), and under-used the budget after a first crawl.
+//! * **Tokens go by value.** Hosts that may serve within one token interval `1/k_0` contend for
+//!   the next token by the value of their head page (seed 003: pages are served in order of
+//!   value); while one token is left it waits for the host worth most. A flood of new pages on
+//!   one host no longer takes the slots of a capped host whose pages are worth more.
 //! * **λ_i emerges.** A host whose slot is free when its pages come due fetches each when
 //!   `V ≥ λ_0`. A host whose slot is the bottleneck serves, whenever its slot opens, the head of
 //!   its queue keyed under `λ_0 + λ_i`: the page that reached its threshold first, which is its
@@ -37,7 +43,8 @@
 //! * **Queues.** Each host keeps a binary heap of its pages keyed by the time their value
 //!   reaches the host's threshold, `last + τ*(λ_0 + λ_i)` (a never-fetched page: its add time if
 //!   `V(∞)` reaches it, else `∞`). A global heap holds hosts keyed by the earliest time each may
-//!   serve: `max(slot opens, head page reaches λ_0)`. Entries are invalidated by generation
+//!   serve: `max(slot opens, head page reaches λ_0)`; hosts due within a token interval move
+//!   to a heap of contenders keyed by their head page's value. Entries are invalidated by generation
 //!   counters and dropped lazily; per page the scheduler holds a 24-byte slot and one live
 //!   16-byte heap entry (`page.rs`).
 //!
@@ -50,7 +57,7 @@
 //!   `λ_0` falls below the margin of any key, the global heap is rebuilt (`O(hosts)`, at most once
 //!   per `hosts` fetches). Exactly re-keyed hosts can be late by the drift of `λ_0` until they
 //!   surface: `λ_0` falls continuously while the bucket refills. `tests/online/behaviour.rs`
-//!   measures this: about 2.4% (325 of 13,554) of `WaitUntil` answers came while `explain`
+//!   measures this: about 0.2% (23 of 11,997) of `WaitUntil` answers came while `explain`
 //!   called some page ready.
 //! * Page keys in a host heap are computed with the host threshold of the moment they were
 //!   pushed, and a heap is re-keyed when that threshold has moved by more than 5% (amortised:
@@ -59,6 +66,11 @@
 //!   otherwise. A drift past 25%, or below the `V(∞)` of a page keyed `∞`, re-keys at once. No
 //!   decision scans a host's pages (the first version scanned capacity-bound hosts for their
 //!   highest value: `O(n_i)` per fetch, most of the time in `benches/online.rs`).
+//! * A head whose key was computed under a lower threshold than now is pushed back with its
+//!   fresh key before the host is judged (`HostState::fresh_head`, up to 16 heads, then a
+//!   re-key): a head keyed just below its `V(∞)` used to park a host whose other pages were
+//!   due, leaving the budget idle (on the simulator's single-host Fig. 1 sets, 0.9 of the
+//!   fluid optimum at R = 5, 10).
 //! * A host none of whose pages is worth a fetch at `λ_0` is parked, keyed by its best `V(∞)`,
 //!   and woken when `λ_0` falls below that.
 //!
@@ -94,6 +106,7 @@
 mod budget;
 mod config;
 mod decision;
+mod demand;
 mod dispatch;
 mod error;
 mod explain;

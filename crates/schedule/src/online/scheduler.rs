@@ -7,7 +7,8 @@ use freshet_policy::objective::Freshness;
 use freshet_policy::{Objective, Page, PolicyError};
 
 use super::budget::BudgetController;
-use super::host::{HostEntry, HostState, ParkedHost};
+use super::demand::DemandSweep;
+use super::host::{Contender, HostEntry, HostState, ParkedHost};
 use super::keys::due_time;
 use super::page::{PageEntry, PageSlot};
 use super::{Budget, HostId, OnlineError, OnlineResult, PageId, Politeness};
@@ -40,10 +41,15 @@ pub struct Scheduler<O: Objective = Freshness> {
     pub(super) hosts: Vec<HostState>,
     /// Hosts that may serve a page, keyed by the earliest time they may; may hold stale entries.
     pub(super) ready: BinaryHeap<HostEntry>,
+    /// Hosts that may serve within one token interval, by the value of their head page; may
+    /// hold stale entries.
+    pub(super) contenders: BinaryHeap<Contender>,
     /// Hosts with nothing worth a fetch at the current `λ_0`, highest `V(∞)` first.
     pub(super) parked: BinaryHeap<ParkedHost>,
     pub(super) budget: Budget,
     pub(super) controller: BudgetController,
+    /// The sweep that evaluates the pages' steady-state demand for the feed-forward `λ_ff`.
+    pub(super) sweep: DemandSweep,
     /// Whether `λ_0` has been initialised (at the first `next`, or by `set_lambda0`).
     pub(super) started: bool,
     pub(super) lambda0: f64,
@@ -81,9 +87,11 @@ impl<O: Objective> Scheduler<O> {
             pages: Vec::new(),
             hosts: Vec::new(),
             ready: BinaryHeap::new(),
+            contenders: BinaryHeap::new(),
             parked: BinaryHeap::new(),
             budget,
             controller: BudgetController::new(budget.rate, budget.burst, initial),
+            sweep: DemandSweep::default(),
             started: false,
             lambda0: 0.0,
             clock: f64::NEG_INFINITY,
@@ -294,7 +302,9 @@ impl<O: Objective> Scheduler<O> {
             + self.hosts.capacity() * size_of::<HostState>()
             + queues * size_of::<PageEntry>()
             + self.ready.capacity() * size_of::<HostEntry>()
+            + self.contenders.capacity() * size_of::<Contender>()
             + self.parked.capacity() * size_of::<ParkedHost>()
+            + self.sweep.allocated_bytes()
     }
 
     pub(super) fn host(&self, host: HostId) -> OnlineResult<&HostState> {
@@ -372,6 +382,7 @@ impl<O: Objective> Scheduler<O> {
     /// Recomputes every host's key in the global queue: `O(hosts)`.
     pub(super) fn rebuild_ready(&mut self) {
         self.ready.clear();
+        self.contenders.clear();
         self.parked.clear();
         self.keyed_lambda0 = 0.0;
         for host in 0..self.hosts.len() {

@@ -7,3 +7,4 @@ mod budget;
 mod politeness;
 mod sim;
 mod solver;
+mod transient;

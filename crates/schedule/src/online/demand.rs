@@ -1,0 +1,202 @@
+//! The feed-forward threshold `λ_ff`: where the pages' steady-state demand meets the budget.
+//!
+//! Seed 003 (003_aad34b8e7abe1f9a.txt) fixes `λ_0` by `Σ_i min(k_i, S_i(λ_0)) = k_0`, with
+//! `S_i(λ) = Σ_{j ∈ i} f_j(λ)` the rates host `i`'s pages take at threshold `λ`
+//! (`Objective::rate_at_marginal`) and `k_i = 1/gap` its politeness capacity: the equation the
+//! batch solver `freshet_policy::solve` solves. The scheduler evaluates its left side and slope
+//! at one `λ` per sweep over its page slots, a few slots per call of `next` (sequential reads:
+//! the per-host sums live in a vector indexed by host), and takes a damped Newton step on
+//! `ln λ` when a sweep completes. A sweep costs `O(pages + hosts)`, spread over about `pages/4`
+//! calls. At the first `next` without a configured `initial_lambda0`, whole sweeps run at once,
+//! with a bracket, until the step is below `1e-6`: the scheduler starts at the equilibrium, not
+//! a decade off it.
+
+use freshet_policy::Objective;
+
+use super::Scheduler;
+
+/// Page slots a sweep visits per call of `next`.
+pub(super) const SWEEP_SLOTS_PER_CALL: usize = 4;
+/// The largest change of `ln λ_ff` after one incremental sweep (a factor 1.25): near a cutoff
+/// the demand bends sharply, and a larger step overshoots into a flood of pages.
+const SWEEP_MAX_STEP: f64 = 0.223_143_551_314_209_76;
+/// The largest change of `ln λ` per iteration of the initial solve (a factor 16).
+const SOLVE_MAX_STEP: f64 = 4.0 * std::f64::consts::LN_2;
+/// Iterations of the initial solve at most.
+const SOLVE_ITERATIONS: u32 = 80;
+
+/// A sweep in progress: the next slot, the threshold it evaluates, and per-host `(S_i, S_i')`.
+#[derive(Clone, Debug, Default)]
+pub(super) struct DemandSweep {
+    cursor: usize,
+    lambda: f64,
+    started_at: f64,
+    host_sums: Vec<(f64, f64)>,
+    /// The largest `V(∞)` at or below `lambda`: where the demand starts again below a cutoff.
+    cutoff_below: f64,
+    /// The previous sweep's `(ln λ, demand − k_0)`: with the latest one it may bracket the root.
+    previous: Option<(f64, f64)>,
+}
+
+impl DemandSweep {
+    pub(super) fn allocated_bytes(&self) -> usize {
+        self.host_sums.capacity() * size_of::<(f64, f64)>()
+    }
+}
+
+impl<O: Objective> Scheduler<O> {
+    /// Advances the sweep by `slots` page slots; at the end of a pass, moves `λ_ff` by a damped
+    /// Newton step.
+    pub(super) fn sweep_demand(&mut self, slots: usize) {
+        let mut sweep = std::mem::take(&mut self.sweep);
+        if sweep.cursor == 0 {
+            sweep.lambda = self.controller.feedforward();
+            sweep.started_at = self.clock;
+            sweep.host_sums.clear();
+            sweep.host_sums.resize(self.hosts.len(), (0.0, 0.0));
+            sweep.cutoff_below = 0.0;
+        }
+        let end = sweep.cursor.saturating_add(slots).min(self.pages.len());
+        self.accumulate(&mut sweep, end);
+        if sweep.cursor >= self.pages.len() {
+            let (demand, slope) = self.total_demand(&sweep.host_sums);
+            let log_lambda = sweep.lambda.ln();
+            let mut next =
+                log_lambda + newton_step(sweep.lambda, demand, slope, self.budget.rate, SWEEP_MAX_STEP);
+            let excess = demand - self.budget.rate;
+            if excess < 0.0 && slope == 0.0 && sweep.cutoff_below > 0.0 {
+                // Above every uncapped page's `V(∞)`: no slope to follow; step just below the
+                // next cutoff rather than past it into a flood of pages.
+                next = next.max((sweep.cutoff_below * (1.0 - 1e-3)).ln());
+            }
+            // Near a cutoff (`V(∞)` of many pages just above λ) the demand bends sharply and
+            // Newton steps alternate around the root: bisect when the last two sweeps bracket it
+            // and the step leaves the bracket.
+            if let Some((previous, previous_excess)) = sweep.previous
+                && (previous_excess > 0.0) != (excess > 0.0)
+            {
+                let (low, high) = (previous.min(log_lambda), previous.max(log_lambda));
+                if next <= low || next >= high {
+                    next = 0.5 * (low + high);
+                }
+            }
+            sweep.previous = Some((log_lambda, excess));
+            self.controller.set_feedforward(next.exp(), self.clock - sweep.started_at);
+            sweep.cursor = 0;
+            self.sweep = sweep;
+            self.refresh_lambda0();
+        } else {
+            self.sweep = sweep;
+        }
+    }
+
+    /// Solves `Σ_i min(k_i, S_i(λ)) = k_0` from `guess` by whole sweeps (Newton steps on `ln λ`
+    /// inside a bracket, bisection where a step leaves it). `O(iterations·(pages + hosts))`.
+    pub(super) fn solve_feedforward(&mut self, guess: f64) -> f64 {
+        let mut sweep = std::mem::take(&mut self.sweep);
+        let mut log_lambda = guess.ln();
+        let (mut low, mut high) = (f64::NEG_INFINITY, f64::INFINITY);
+        for _ in 0..SOLVE_ITERATIONS {
+            sweep.cursor = 0;
+            sweep.lambda = log_lambda.exp();
+            sweep.host_sums.clear();
+            sweep.host_sums.resize(self.hosts.len(), (0.0, 0.0));
+            sweep.cutoff_below = 0.0;
+            self.accumulate(&mut sweep, self.pages.len());
+            let (demand, slope) = self.total_demand(&sweep.host_sums);
+            if demand > self.budget.rate {
+                low = log_lambda;
+            } else {
+                high = log_lambda;
+            }
+            let mut next =
+                log_lambda + newton_step(sweep.lambda, demand, slope, self.budget.rate, SOLVE_MAX_STEP);
+            if (next <= low || next >= high) && low.is_finite() && high.is_finite() {
+                next = 0.5 * (low + high);
+            }
+            let done = (next - log_lambda).abs() < 1e-6;
+            log_lambda = next.clamp(-690.0, 690.0);
+            if done {
+                break;
+            }
+        }
+        sweep.cursor = 0;
+        self.sweep = sweep;
+        log_lambda.exp()
+    }
+
+    /// Adds the rates and slopes at `sweep.lambda` of the present pages in slots
+    /// `sweep.cursor..end` to their hosts' sums.
+    fn accumulate(&self, sweep: &mut DemandSweep, end: usize) {
+        let Some(slots) = self.pages.get(sweep.cursor..end) else { return };
+        for slot in slots {
+            if !slot.is_present() {
+                continue;
+            }
+            let host = slot.host as usize;
+            if sweep.host_sums.len() <= host {
+                sweep.host_sums.resize(host + 1, (0.0, 0.0));
+            }
+            let page = slot.page();
+            let at = self.objective.rate_at_marginal(page, sweep.lambda);
+            if at.rate == 0.0 {
+                let ceiling = self.objective.marginal_at_zero(page);
+                if ceiling <= sweep.lambda {
+                    sweep.cutoff_below = sweep.cutoff_below.max(ceiling);
+                }
+            }
+            let sums = &mut sweep.host_sums[host];
+            sums.0 += at.rate;
+            sums.1 += at.slope;
+        }
+        sweep.cursor = end;
+    }
+
+    /// `Σ_i min(k_i, S_i)` and its slope (0 for a capped host), `k_i` the inverse of host `i`'s
+    /// gap.
+    fn total_demand(&self, host_sums: &[(f64, f64)]) -> (f64, f64) {
+        let (mut demand, mut slope) = (0.0, 0.0);
+        for (state, &(rate, rate_slope)) in self.hosts.iter().zip(host_sums) {
+            let capacity = 1.0 / state.politeness.gap();
+            if rate >= capacity {
+                demand += capacity;
+            } else {
+                demand += rate;
+                slope += rate_slope;
+            }
+        }
+        (demand, slope)
+    }
+}
+
+/// The Newton step on `ln λ` towards `demand = budget`, clamped to `±max_step`: with
+/// `g(x) = ln D(e^x) − ln k_0`, `−g/g'` where `g' = λ·D'/D`. Without a usable slope (no demand,
+/// infinite demand, every host capped) it moves the whole `max_step` the right way.
+fn newton_step(lambda: f64, demand: f64, slope: f64, budget: f64, max_step: f64) -> f64 {
+    let toward = if demand > budget { max_step } else { -max_step };
+    if !(demand.is_finite() && demand > 0.0) {
+        return toward;
+    }
+    let elasticity = lambda * slope / demand;
+    if !(elasticity.is_finite() && elasticity < 0.0) {
+        return toward;
+    }
+    (-(demand / budget).ln() / elasticity).clamp(-max_step, max_step)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::newton_step;
+
+    #[test]
+    fn newton_step_is_exact_for_a_power_law_and_clamped() {
+        // D(λ) = λ^{-1/2}: from λ = 4 (D = 0.5) to D = 1 needs λ = 1, ln step −ln 4.
+        let (lambda, demand) = (4.0_f64, 0.5_f64);
+        let slope = -0.5 * demand / lambda;
+        let step = newton_step(lambda, demand, slope, 1.0, 10.0);
+        assert!((step + 4.0_f64.ln()).abs() < 1e-12, "{step}");
+        assert_eq!(newton_step(lambda, demand, slope, 1.0, 0.5), -0.5);
+        assert_eq!(newton_step(lambda, 0.0, 0.0, 1.0, 0.5), -0.5);
+        assert_eq!(newton_step(lambda, f64::INFINITY, 0.0, 1.0, 0.5), 0.5);
+    }
+}

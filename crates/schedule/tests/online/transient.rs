@@ -1,0 +1,86 @@
+//! The budget controller after the two transients a crawler starts from: a first crawl of pages
+//! never fetched, and a start where every copy was fetched at the same moment (a restore, the
+//! simulator's start). Either way the fetch rate must settle at the budget and `λ_0` at the batch
+//! solver's, with host caps binding on some hosts.
+
+use freshet_policy::objective::Freshness;
+use freshet_policy::{Page, Problem, solve};
+use freshet_schedule::online::{Budget, HostId, Outcome, PageId, Politeness, Scheduler};
+
+use super::sim;
+
+/// 2,000 pages on 40 hosts, every tenth host capped at 4 fetches per unit; weights spread over
+/// a decade and change rates over two (a fixed pattern, no RNG), budget 200: revisit periods of
+/// about 10 units.
+struct Instance {
+    pages: Vec<Page>,
+    host_of_page: Vec<u32>,
+    capacity: Vec<f64>,
+    budget: f64,
+}
+
+fn instance() -> Instance {
+    let count = 2_000_u32;
+    let pages = (0..count)
+        .map(|j| {
+            let weight = 10f64.powf(f64::from((j * 7) % 101) / 100.0);
+            let change_rate = 0.01 * 100f64.powf(f64::from((j * 37) % count) / f64::from(count - 1));
+            Page::new(weight, change_rate)
+        })
+        .collect();
+    let host_of_page = (0..count).map(|j| (j * 13) % 40).collect();
+    let capacity = (0..40).map(|host| if host % 10 == 0 { 4.0 } else { f64::INFINITY }).collect();
+    Instance { pages, host_of_page, capacity, budget: 200.0 }
+}
+
+/// Runs the instance from 0 to `horizon` (pages new, or restored as fetched at 0) and returns
+/// the fetch rate and the mean `λ_0` (sampled once per unit) after `warm`, over the solver's.
+fn settle(restore: bool, warm: f64, horizon: f64) -> (f64, f64) {
+    let instance = instance();
+    let problem =
+        Problem::host_capped(&instance.pages, instance.budget, &instance.host_of_page, &instance.capacity);
+    let solution = solve(Freshness, &problem).unwrap();
+    assert!(solution.hosts_capped() > 0, "the instance must make some host cap bind");
+    let mut scheduler = Scheduler::freshness(Budget::new(instance.budget)).unwrap();
+    for (host, &cap) in instance.capacity.iter().enumerate() {
+        scheduler.set_host(HostId(host as u32), Politeness::rate(cap)).unwrap();
+    }
+    for (j, (page, &host)) in instance.pages.iter().zip(&instance.host_of_page).enumerate() {
+        let (id, host) = (PageId(j as u32), HostId(host));
+        if restore {
+            scheduler.restore(id, host, page.weight, page.change_rate, 0.0, 0.0).unwrap();
+        } else {
+            scheduler.add(id, host, page.weight, page.change_rate, 0.0).unwrap();
+        }
+    }
+    sim::run(&mut scheduler, 0.0, warm, 0.0, |_, _| Outcome::Fetched).unwrap();
+    let (mut fetches, mut lambda0, mut samples) = (0, 0.0, 0.0);
+    let mut t = warm;
+    while t < horizon {
+        fetches += sim::run(&mut scheduler, t, t + 1.0, 0.0, |_, _| Outcome::Fetched).unwrap().len();
+        lambda0 += scheduler.lambda0();
+        samples += 1.0;
+        t += 1.0;
+    }
+    let rate = fetches as f64 / (horizon - warm) / instance.budget;
+    let lambda0 = lambda0 / samples / solution.lambda0;
+    eprintln!(
+        "{}: fetch rate / budget {rate:.4}, mean λ_0 / solver {lambda0:.4}",
+        if restore { "restore" } else { "new" }
+    );
+    (rate, lambda0)
+}
+
+#[test]
+fn after_a_first_crawl_the_rate_meets_the_budget_at_the_solvers_lambda0() {
+    let (rate, lambda0) = settle(false, 50.0, 150.0);
+    assert!((rate - 1.0).abs() < 0.005, "fetch rate {rate} of the budget");
+    assert!((lambda0 - 1.0).abs() < 0.01, "mean λ_0 {lambda0} of the solver's");
+}
+
+#[test]
+fn after_a_restore_at_zero_the_rate_meets_the_budget_at_the_solvers_lambda0() {
+    let (rate, lambda0) = settle(true, 50.0, 150.0);
+    assert!((rate - 1.0).abs() < 0.005, "fetch rate {rate} of the budget");
+    assert!((lambda0 - 1.0).abs() < 0.01, "mean λ_0 {lambda0} of the solver's");
+}
