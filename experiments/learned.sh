@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 cargo build --release -q -p freshet
 bin=${CARGO_TARGET_DIR:-target}/release/freshet
 runs=target/learned
-policies=periodic-optimal,poisson-optimal,changes-optimal,greedy
+policies=periodic-optimal,poisson-optimal,changes-optimal,greedy,threshold
 mkdir -p docs/learned "$runs"
 echo "set,budget,seed,policy,known,learned,ratio" > docs/learned/ratios.csv
 for seed in ${SEEDS:-1 2 3}; do

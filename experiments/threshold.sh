@@ -15,7 +15,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 target/release/examples/gen_pages 100000 1000 7 --hosts-out "$work/hosts.csv" > "$work/pages.csv"
 target/release/freshet simulate --pages "$work/pages.csv" --hosts "$work/hosts.csv" \
-    --budget 10000 --horizon 200 --seed 1 \
+    --budget 10000 --horizon 500 --seed 1 \
     --policy threshold,periodic-optimal --out docs/threshold/capped-1e5
 for changes in poisson periodic bursty; do
     target/release/freshet simulate --pages crates/sim/tests/data/azar-fig1-uniform.csv \

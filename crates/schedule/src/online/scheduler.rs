@@ -245,6 +245,23 @@ impl<O: Objective> Scheduler<O> {
         Ok(())
     }
 
+    /// Re-solves the demand equation `Σ_i min(k_i, S_i(λ_0)) = k_0` over every page now and
+    /// restarts from its root, as the first [`next`](Self::next) does: `O(pages + hosts)` per
+    /// iteration. For after a change to many pages at once (the change rates re-estimated in
+    /// bulk): the incremental sweep would need `pages/4` calls of `next` to see it, and a `λ_0`
+    /// left far above every page's `V(∞)` parks every host. Before the first `next`, nothing to
+    /// do.
+    pub fn resolve_lambda0(&mut self) {
+        if !self.started || self.page_count == 0 {
+            return;
+        }
+        let guess = if self.lambda0 > 0.0 { self.lambda0 } else { 1.0 };
+        let solved = self.solve_feedforward(guess);
+        if solved.is_finite() && solved > 0.0 {
+            self.start_from(solved);
+        }
+    }
+
     /// The global threshold `λ_0` now (0 before the first [`next`](Self::next)).
     #[must_use]
     pub fn lambda0(&self) -> f64 {

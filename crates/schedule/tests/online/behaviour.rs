@@ -203,3 +203,35 @@ fn a_restored_page_waits_for_its_value_while_a_new_one_is_due_at_once() {
         Err(OnlineError::DuplicatePage(_))
     ));
 }
+
+/// Every page's change rate re-estimated at once, 500× higher (a learner's first estimates after
+/// a uniform pass): `λ_0`, solved for the old rates, is far above every page's new `V(∞)`.
+/// `resolve_lambda0` finds the new equilibrium at once and the budget is used again (992 fetches
+/// of 1,000 in the next 100 units); left to the incremental sweep, every host is parked and the
+/// driver sees `Idle` (0 fetches).
+#[test]
+fn resolving_lambda0_after_a_bulk_update_uses_the_budget_again() {
+    let run_after_update = |resolve: bool| {
+        let mut scheduler = Scheduler::freshness(Budget::new(10.0)).unwrap();
+        scheduler.set_host(HostId(0), Politeness::default()).unwrap();
+        for page in 0..1_000_u32 {
+            let weight = 0.5 + f64::from(page) / 1_000.0;
+            scheduler.restore(PageId(page), HostId(0), weight, 0.001, 0.0, 0.0).unwrap();
+        }
+        sim::run(&mut scheduler, 0.0, 200.0, 0.0, |_, _| Outcome::Fetched).unwrap();
+        for page in 0..1_000_u32 {
+            let weight = 0.5 + f64::from(page) / 1_000.0;
+            scheduler.update(PageId(page), weight, 0.5).unwrap();
+        }
+        if resolve {
+            scheduler.resolve_lambda0();
+        }
+
+        sim::run(&mut scheduler, 200.0, 300.0, 0.0, |_, _| Outcome::Fetched).unwrap().len()
+    };
+    let resolved = run_after_update(true);
+    let left = run_after_update(false);
+    println!("fetches in 100 units after the update: {resolved} resolved, {left} left to the sweep");
+    assert!(resolved >= 990, "{resolved} fetches of a budget of 1,000");
+    assert!(resolved > left, "{resolved} vs {left}");
+}

@@ -12,7 +12,8 @@
 //! nothing is solved in advance.
 //!
 //! Learned rates: the shared [`Learner`] (see the module docs of [`crate::policy`]); at the end
-//! of each of its epochs every page's estimated rate is handed to the scheduler with `update`.
+//! of each of its epochs every page's estimated rate is handed to the scheduler with `update`,
+//! and `λ_0` is re-solved for the new estimates (`Scheduler::resolve_lambda0`).
 
 use freshet_policy::Page;
 use freshet_policy::objective::Freshness;
@@ -89,6 +90,8 @@ impl Policy for ThresholdPolicy {
                 // fallback); a rejected update keeps the page's previous rate.
                 let _ = self.scheduler.update(PageId(index as u32), estimate.weight, estimate.change_rate);
             }
+            // Every rate moved at once: find `λ_0` for the new estimates now.
+            self.scheduler.resolve_lambda0();
         }
     }
 }
