@@ -74,10 +74,9 @@ pub struct Fetch {
 #[derive(Debug, Clone)]
 pub struct Carousel {
     shares: Shares,
-    /// Occurrences served so far, per page.
-    served: Vec<u64>,
-    /// Next pointers of the per-slot lists of both rings (a page is in at most one list).
-    links: Vec<usize>,
+    /// Share, occurrences served and list link of each page, side by side: slots visit the
+    /// pages in an order that jumps over all of them.
+    pages: Vec<PageState>,
     /// Occurrences not yet released, by the slot that releases them.
     waiting: Wheel,
     /// Released occurrences due in a slot after `due_slot`, by that slot.
@@ -89,6 +88,16 @@ pub struct Carousel {
     /// Index of the next slot.
     slot: u64,
     windows: Scaled,
+}
+
+/// What the carousel keeps of one page.
+#[derive(Debug, Clone, Copy)]
+struct PageState {
+    share: f64,
+    /// Occurrences served so far.
+    served: u64,
+    /// The next page in the per-slot list that holds this page (a page is in at most one).
+    link: usize,
 }
 
 /// End of a list of pages.
@@ -124,11 +133,11 @@ impl Wheel {
 
     /// Queues `point` under `key`, given that the ring holds keys from `lowest` and that
     /// `key ≥ lowest`.
-    fn push(&mut self, links: &mut [usize], key: u64, point: Point, lowest: u64) {
+    fn push(&mut self, pages: &mut [PageState], key: u64, point: Point, lowest: u64) {
         if key < lowest.saturating_add(self.ring_len()) {
             let page = point.page();
             let head = &mut self.heads[(key & self.mask) as usize];
-            links[page] = *head;
+            pages[page].link = *head;
             *head = page;
             self.in_ring += 1;
         } else {
@@ -137,19 +146,19 @@ impl Wheel {
     }
 
     /// Moves into the ring the heap's entries that it now covers (it holds keys from `lowest`).
-    fn pull_near(&mut self, links: &mut [usize], lowest: u64) {
+    fn pull_near(&mut self, pages: &mut [PageState], lowest: u64) {
         let end = lowest.saturating_add(self.ring_len());
         while let Some(&Reverse((key, point))) = self.far.peek() {
             if key >= end {
                 break;
             }
             self.far.pop();
-            self.push(links, key, point, lowest);
+            self.push(pages, key, point, lowest);
         }
     }
 
     /// Empties the list of `key` and returns its first page (`NIL` if none); the rest follow
-    /// through `links`. The caller counts them out with [`Wheel::taken`].
+    /// through the pages' links. The caller counts them out with [`Wheel::taken`].
     fn take(&mut self, key: u64) -> usize {
         std::mem::replace(&mut self.heads[(key & self.mask) as usize], NIL)
     }
@@ -177,10 +186,10 @@ impl Carousel {
     /// The carousel over `windows` for already validated shares.
     pub fn with_windows(shares: Shares, windows: Windows) -> Self {
         let active = shares.positive_pages().count();
-        let pages = shares.page_count();
+        let pages =
+            shares.as_slice().iter().map(|&share| PageState { share, served: 0, link: NIL }).collect();
         let mut carousel = Self {
-            served: vec![0; pages],
-            links: vec![NIL; pages],
+            pages,
             waiting: Wheel::new(active),
             due_later: Wheel::new(active),
             due_soon: BinaryHeap::new(),
@@ -191,9 +200,9 @@ impl Carousel {
         };
         let positive: Vec<usize> = carousel.shares.positive_pages().collect();
         for page in positive {
-            let release = carousel.point(carousel.windows.release(0), page);
+            let release = carousel.release(page);
             let slot = carousel.release_slot(&release, 0);
-            carousel.waiting.push(&mut carousel.links, slot, release, 0);
+            carousel.waiting.push(&mut carousel.pages, slot, release, 0);
         }
         carousel
     }
@@ -215,7 +224,7 @@ impl Carousel {
 
     /// How many times `page` has been fetched so far (0 for an unknown page).
     pub fn served(&self, page: usize) -> u64 {
-        self.served.get(page).copied().unwrap_or(0)
+        self.pages.get(page).map_or(0, |state| state.served)
     }
 
     /// The fetch of the next slot.
@@ -227,10 +236,18 @@ impl Carousel {
         Fetch { slot, page, time: self.shares.slot_start(slot) }
     }
 
-    /// The instant `numerator / p_page`.
+    /// The deadline of the next occurrence of `page`.
     #[inline]
-    fn point(&self, numerator: f64, page: usize) -> Point {
-        Point::new(numerator, self.shares.as_slice()[page], page)
+    fn deadline(&self, page: usize) -> Point {
+        let state = &self.pages[page];
+        Point::new(self.windows.deadline(state.served), state.share, page)
+    }
+
+    /// The release of the next occurrence of `page`.
+    #[inline]
+    fn release(&self, page: usize) -> Point {
+        let state = &self.pages[page];
+        Point::new(self.windows.release(state.served), state.share, page)
     }
 
     /// The first slot from `earliest` on that may serve an occurrence released at `release`
@@ -241,8 +258,9 @@ impl Carousel {
             return NEVER;
         }
         let released_by = |slot: u64| release.is_at_or_before(self.windows.now(slot));
-        // `guess` is within a slot or so of the answer: settle it with exact comparisons.
-        let mut slot = (guess.max(0.0) as u64).max(earliest);
+        // `guess` is within a slot or so of the answer (`as` truncates, and saturates at 0):
+        // settle it with exact comparisons.
+        let mut slot = (guess as u64).max(earliest);
         while slot > earliest && released_by(slot - 1) {
             slot -= 1;
         }
@@ -254,8 +272,9 @@ impl Carousel {
 
     /// The slot bucket of a deadline: non-decreasing in the deadline's order.
     fn due_key(&self, deadline: &Point) -> u64 {
-        let slot = self.windows.slot_of(deadline.approx());
-        if slot >= (1u64 << 53) as f64 { NEVER } else { slot.max(0.0) as u64 }
+        let slot = self.windows.in_slots(deadline.approx());
+        // `as` truncates: the floor of a non-negative number.
+        if slot >= (1u64 << 53) as f64 { NEVER } else { slot as u64 }
     }
 
     /// Queues the released occurrence due at `deadline`.
@@ -264,7 +283,7 @@ impl Carousel {
         if key <= self.due_slot {
             self.due_soon.push(Reverse(deadline));
         } else {
-            self.due_later.push(&mut self.links, key, deadline, self.due_slot + 1);
+            self.due_later.push(&mut self.pages, key, deadline, self.due_slot + 1);
         }
     }
 
@@ -283,13 +302,13 @@ impl Carousel {
             self.due_slot += 1;
             let mut page = self.due_later.take(self.due_slot);
             while page != NIL {
-                let following = self.links[page];
+                let following = self.pages[page].link;
                 self.due_later.taken();
-                let deadline = self.point(self.windows.deadline(self.served[page]), page);
+                let deadline = self.deadline(page);
                 self.due_soon.push(Reverse(deadline));
                 page = following;
             }
-            self.due_later.pull_near(&mut self.links, self.due_slot + 1);
+            self.due_later.pull_near(&mut self.pages, self.due_slot + 1);
         }
     }
 
@@ -310,21 +329,21 @@ impl Carousel {
         let mut best: Option<Point> = None;
         let mut page = self.waiting.heads[(key & self.waiting.mask) as usize];
         while page != NIL {
-            let release = self.point(self.windows.release(self.served[page]), page);
+            let release = self.release(page);
             if best.is_none_or(|best| release < best) {
                 best = Some(release);
             }
-            page = self.links[page];
+            page = self.pages[page].link;
         }
         let best = best?;
         // Unlink it, and put the rest of the list back.
         let mut page = self.waiting.take(key);
         while page != NIL {
-            let following = self.links[page];
+            let following = self.pages[page].link;
             self.waiting.taken();
             if page != best.page() {
-                let release = self.point(self.windows.release(self.served[page]), page);
-                self.waiting.push(&mut self.links, key, release, slot + 1);
+                let release = self.release(page);
+                self.waiting.push(&mut self.pages, key, release, slot + 1);
             }
             page = following;
         }
@@ -333,12 +352,12 @@ impl Carousel {
 
     /// Serves slot `slot` and returns the page served.
     fn serve(&mut self, slot: u64) -> usize {
-        self.waiting.pull_near(&mut self.links, slot);
+        self.waiting.pull_near(&mut self.pages, slot);
         let mut page = self.waiting.take(slot);
         while page != NIL {
-            let following = self.links[page];
+            let following = self.pages[page].link;
             self.waiting.taken();
-            let deadline = self.point(self.windows.deadline(self.served[page]), page);
+            let deadline = self.deadline(page);
             self.push_released(deadline);
             page = following;
         }
@@ -348,10 +367,10 @@ impl Carousel {
             unreachable!("every page with a positive share has one occurrence queued")
         };
         let page = chosen.page();
-        self.served[page] += 1;
-        let release = self.point(self.windows.release(self.served[page]), page);
+        self.pages[page].served += 1;
+        let release = self.release(page);
         let release_slot = self.release_slot(&release, slot + 1);
-        self.waiting.push(&mut self.links, release_slot, release, slot + 1);
+        self.waiting.push(&mut self.pages, release_slot, release, slot + 1);
         page
     }
 }

@@ -60,16 +60,15 @@ impl Scaled {
         if self.tijdeman { (slot + 1) as f64 * self.scale } else { slot as f64 }
     }
 
-    /// A guess, within a slot or so, of the first slot that may serve an occurrence released
-    /// at the scaled instant `release` (the inverse of [`Scaled::now`]); the carousel settles it
-    /// exactly.
+    /// The first slot that may serve an occurrence released at the scaled instant `release`
+    /// (the inverse of [`Scaled::now`]), give or take a slot: the carousel settles it exactly.
     pub(crate) fn release_slot_guess(&self, release: f64) -> f64 {
-        if self.tijdeman { (release / self.scale).ceil() - 1.0 } else { release.ceil() }
+        if self.tijdeman { release / self.scale - 1.0 } else { release }
     }
 
-    /// The slot in which the scaled instant `instant` falls, rounded down: non-decreasing in
-    /// `instant`, so it buckets deadlines in their order.
-    pub(crate) fn slot_of(&self, instant: f64) -> f64 {
-        (instant / self.scale).floor()
+    /// The scaled instant `instant` in slots: non-decreasing in `instant`, so its integer part
+    /// buckets deadlines in their order.
+    pub(crate) fn in_slots(&self, instant: f64) -> f64 {
+        if self.tijdeman { instant / self.scale } else { instant }
     }
 }
