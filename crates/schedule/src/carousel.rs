@@ -133,6 +133,7 @@ impl Wheel {
 
     /// Queues `point` under `key`, given that the ring holds keys from `lowest` and that
     /// `key ≥ lowest`.
+    #[inline]
     fn push(&mut self, pages: &mut [PageState], key: u64, point: Point, lowest: u64) {
         if key < lowest.saturating_add(self.ring_len()) {
             let page = point.page();
@@ -146,6 +147,7 @@ impl Wheel {
     }
 
     /// Moves into the ring the heap's entries that it now covers (it holds keys from `lowest`).
+    #[inline]
     fn pull_near(&mut self, pages: &mut [PageState], lowest: u64) {
         let end = lowest.saturating_add(self.ring_len());
         while let Some(&Reverse((key, point))) = self.far.peek() {
@@ -159,10 +161,12 @@ impl Wheel {
 
     /// Empties the list of `key` and returns its first page (`NIL` if none); the rest follow
     /// through the pages' links. The caller counts them out with [`Wheel::taken`].
+    #[inline]
     fn take(&mut self, key: u64) -> usize {
         std::mem::replace(&mut self.heads[(key & self.mask) as usize], NIL)
     }
 
+    #[inline]
     fn taken(&mut self) {
         self.in_ring -= 1;
     }
@@ -252,6 +256,7 @@ impl Carousel {
 
     /// The first slot from `earliest` on that may serve an occurrence released at `release`
     /// (exact; [`NEVER`] beyond 2^53).
+    #[inline]
     fn release_slot(&self, release: &Point, earliest: u64) -> u64 {
         let guess = self.windows.release_slot_guess(release.approx());
         if guess >= (1u64 << 53) as f64 {
@@ -271,6 +276,7 @@ impl Carousel {
     }
 
     /// The slot bucket of a deadline: non-decreasing in the deadline's order.
+    #[inline]
     fn due_key(&self, deadline: &Point) -> u64 {
         let slot = self.windows.in_slots(deadline.approx());
         // `as` truncates: the floor of a non-negative number.
@@ -278,6 +284,7 @@ impl Carousel {
     }
 
     /// Queues the released occurrence due at `deadline`.
+    #[inline]
     fn push_released(&mut self, deadline: Point) {
         let key = self.due_key(&deadline);
         if key <= self.due_slot {
