@@ -35,17 +35,34 @@ pub struct Fetch {
 /// The earliest-deadline-first carousel of seed 001_1ae7d23b6da2937a.txt.
 ///
 /// An endless iterator of page indices, one per slot of length `1/R`: it never idles, and
-/// pages with rate zero never appear. Each slot costs `O(log n)` and allocates nothing;
-/// memory is `O(n)`.
+/// pages with rate zero never appear. Memory is `O(n)`; nothing is allocated per slot
+/// except when a heap grows.
 ///
-/// Each page with a positive share has exactly one occurrence queued: in a heap keyed by
-/// release time until released, then in a heap keyed by deadline ([`Windows`]). Releases and deadlines
+/// Each page with a positive share has exactly one occurrence queued: waiting for its release,
+/// or released and waiting for service by deadline ([`Windows`]). Releases and deadlines
 /// are compared exactly from integer occurrence counters (see `point.rs`), so nothing drifts
 /// over long runs; slot indices are exact up to 2^53.
 ///
 /// If no occurrence is released in a slot — impossible when the shares sum to exactly 1, and
 /// possible only through rounding of the shares — the occurrence with the earliest release is
 /// served early, so the slot is not wasted and slot `k` always starts at `k/R`.
+///
+/// **Queues.** Both queues are bucketed by slot (calendar queues), which is what made the
+/// simulator fast (`BENCHMARKS.md`, "The simulator": two binary heaps of 32-byte entries took
+/// 73% of its time and fell out of cache at 10^5 pages):
+/// - the waiting occurrences by the exact slot in which they are released, in a ring of
+///   per-slot lists ([`Wheel`]): releasing is walking one list, and with shares summing to 1
+///   a slot releases one occurrence on average;
+/// - the released ones by the slot of their deadline, in a second ring; only the occurrences
+///   due in the earliest non-empty slots are in a small binary heap that orders them exactly
+///   (ties by page index), as before.
+///
+/// Occurrences more than a ring's length ahead (pages served less than once per ring, the
+/// ring being about as many slots as there are pages) wait in a binary heap beside it. The
+/// order served is exactly that of earliest deadline first with exact comparisons (a test
+/// compares it with a plain two-heap implementation); a slot costs `O(1)` amortised when
+/// occurrences are spread over slots, and `O(log n)` when many fall due in the same slot
+/// (equal rates).
 ///
 /// ```
 /// use freshet_schedule::Carousel;
@@ -57,15 +74,102 @@ pub struct Fetch {
 #[derive(Debug, Clone)]
 pub struct Carousel {
     shares: Shares,
-    /// Occurrences served so far, per page.
-    served: Vec<u64>,
-    /// Next occurrence of each page not yet released, keyed by release time.
-    waiting: BinaryHeap<Reverse<Point>>,
-    /// Released occurrences, keyed by deadline.
-    released: BinaryHeap<Reverse<Point>>,
+    /// Share, occurrences served and list link of each page, side by side: slots visit the
+    /// pages in an order that jumps over all of them.
+    pages: Vec<PageState>,
+    /// Occurrences not yet released, by the slot that releases them.
+    waiting: Wheel,
+    /// Released occurrences due in a slot after `due_slot`, by that slot.
+    due_later: Wheel,
+    /// Released occurrences due in slot `due_slot` or earlier, keyed by deadline.
+    due_soon: BinaryHeap<Reverse<Point>>,
+    /// Every released occurrence due after this slot is in `due_later`.
+    due_slot: u64,
     /// Index of the next slot.
     slot: u64,
     windows: Scaled,
+}
+
+/// What the carousel keeps of one page.
+#[derive(Debug, Clone, Copy)]
+struct PageState {
+    share: f64,
+    /// Occurrences served so far.
+    served: u64,
+    /// The next page in the per-slot list that holds this page (a page is in at most one).
+    link: usize,
+}
+
+/// End of a list of pages.
+const NIL: usize = usize::MAX;
+
+/// Slot keys at or beyond this are never reached (slot indices are exact below 2^53).
+const NEVER: u64 = u64::MAX;
+
+/// A ring of `2^k` per-slot lists of pages (a calendar queue), with the entries too far
+/// ahead for the ring in a binary heap.
+///
+/// The ring holds keys in `[lowest, lowest + len)` for a `lowest` the owner keeps (each list
+/// then holds a single key); the heap holds `(key, point)` with larger keys.
+#[derive(Debug, Clone)]
+struct Wheel {
+    heads: Vec<usize>,
+    mask: u64,
+    /// Entries in the lists.
+    in_ring: usize,
+    far: BinaryHeap<Reverse<(u64, Point)>>,
+}
+
+impl Wheel {
+    /// A ring of at least `slots` lists.
+    fn new(slots: usize) -> Self {
+        let len = slots.clamp(64, 1 << 22).next_power_of_two();
+        Self { heads: vec![NIL; len], mask: len as u64 - 1, in_ring: 0, far: BinaryHeap::new() }
+    }
+
+    fn ring_len(&self) -> u64 {
+        self.mask + 1
+    }
+
+    /// Queues `point` under `key`, given that the ring holds keys from `lowest` and that
+    /// `key ≥ lowest`.
+    #[inline]
+    fn push(&mut self, pages: &mut [PageState], key: u64, point: Point, lowest: u64) {
+        if key < lowest.saturating_add(self.ring_len()) {
+            let page = point.page();
+            let head = &mut self.heads[(key & self.mask) as usize];
+            pages[page].link = *head;
+            *head = page;
+            self.in_ring += 1;
+        } else {
+            self.far.push(Reverse((key, point)));
+        }
+    }
+
+    /// Moves into the ring the heap's entries that it now covers (it holds keys from `lowest`).
+    #[inline]
+    fn pull_near(&mut self, pages: &mut [PageState], lowest: u64) {
+        let end = lowest.saturating_add(self.ring_len());
+        while let Some(&Reverse((key, point))) = self.far.peek() {
+            if key >= end {
+                break;
+            }
+            self.far.pop();
+            self.push(pages, key, point, lowest);
+        }
+    }
+
+    /// Empties the list of `key` and returns its first page (`NIL` if none); the rest follow
+    /// through the pages' links. The caller counts them out with [`Wheel::taken`].
+    #[inline]
+    fn take(&mut self, key: u64) -> usize {
+        std::mem::replace(&mut self.heads[(key & self.mask) as usize], NIL)
+    }
+
+    #[inline]
+    fn taken(&mut self) {
+        self.in_ring -= 1;
+    }
 }
 
 impl Carousel {
@@ -86,17 +190,23 @@ impl Carousel {
     /// The carousel over `windows` for already validated shares.
     pub fn with_windows(shares: Shares, windows: Windows) -> Self {
         let active = shares.positive_pages().count();
+        let pages =
+            shares.as_slice().iter().map(|&share| PageState { share, served: 0, link: NIL }).collect();
         let mut carousel = Self {
-            served: vec![0; shares.page_count()],
-            waiting: BinaryHeap::with_capacity(active),
-            released: BinaryHeap::with_capacity(active),
+            pages,
+            waiting: Wheel::new(active),
+            due_later: Wheel::new(active),
+            due_soon: BinaryHeap::new(),
+            due_slot: 0,
             slot: 0,
             windows: Scaled::new(windows, active),
             shares,
         };
-        for page in carousel.shares.positive_pages() {
-            let release = carousel.point(carousel.windows.release(0), page);
-            carousel.waiting.push(Reverse(release));
+        let positive: Vec<usize> = carousel.shares.positive_pages().collect();
+        for page in positive {
+            let release = carousel.release(page);
+            let slot = carousel.release_slot(&release, 0);
+            carousel.waiting.push(&mut carousel.pages, slot, release, 0);
         }
         carousel
     }
@@ -118,10 +228,11 @@ impl Carousel {
 
     /// How many times `page` has been fetched so far (0 for an unknown page).
     pub fn served(&self, page: usize) -> u64 {
-        self.served.get(page).copied().unwrap_or(0)
+        self.pages.get(page).map_or(0, |state| state.served)
     }
 
     /// The fetch of the next slot.
+    #[inline]
     pub fn next_fetch(&mut self) -> Fetch {
         let slot = self.slot;
         let page = self.serve(slot);
@@ -129,33 +240,160 @@ impl Carousel {
         Fetch { slot, page, time: self.shares.slot_start(slot) }
     }
 
-    /// The instant `numerator / p_page`.
-    fn point(&self, numerator: f64, page: usize) -> Point {
-        Point::new(numerator, self.shares.as_slice()[page], page)
+    /// The deadline of the next occurrence of `page`.
+    #[inline]
+    fn deadline(&self, page: usize) -> Point {
+        let state = &self.pages[page];
+        Point::new(self.windows.deadline(state.served), state.share, page)
+    }
+
+    /// The release of the next occurrence of `page`.
+    #[inline]
+    fn release(&self, page: usize) -> Point {
+        let state = &self.pages[page];
+        Point::new(self.windows.release(state.served), state.share, page)
+    }
+
+    /// The first slot from `earliest` on that may serve an occurrence released at `release`
+    /// (exact; [`NEVER`] beyond 2^53).
+    #[inline]
+    fn release_slot(&self, release: &Point, earliest: u64) -> u64 {
+        let guess = self.windows.release_slot_guess(release.approx());
+        if guess >= (1u64 << 53) as f64 {
+            return NEVER;
+        }
+        let released_by = |slot: u64| release.is_at_or_before(self.windows.now(slot));
+        // `guess` is within a slot or so of the answer (`as` truncates, and saturates at 0):
+        // settle it with exact comparisons.
+        let mut slot = (guess as u64).max(earliest);
+        while slot > earliest && released_by(slot - 1) {
+            slot -= 1;
+        }
+        while !released_by(slot) {
+            slot += 1;
+        }
+        slot
+    }
+
+    /// The slot bucket of a deadline: non-decreasing in the deadline's order.
+    #[inline]
+    fn due_key(&self, deadline: &Point) -> u64 {
+        let slot = self.windows.in_slots(deadline.approx());
+        // `as` truncates: the floor of a non-negative number.
+        if slot >= (1u64 << 53) as f64 { NEVER } else { slot as u64 }
+    }
+
+    /// Queues the released occurrence due at `deadline`.
+    #[inline]
+    fn push_released(&mut self, deadline: Point) {
+        let key = self.due_key(&deadline);
+        if key <= self.due_slot {
+            self.due_soon.push(Reverse(deadline));
+        } else {
+            self.due_later.push(&mut self.pages, key, deadline, self.due_slot + 1);
+        }
+    }
+
+    /// The released occurrence due first, taken out of the queue.
+    fn pop_released(&mut self) -> Option<Point> {
+        loop {
+            if let Some(Reverse(first)) = self.due_soon.pop() {
+                return Some(first);
+            }
+            if self.due_later.in_ring == 0 {
+                // Only far deadlines are left, all after everything else: take the first.
+                return self.due_later.far.pop().map(|Reverse((_, point))| point);
+            }
+            // Move the next slot's deadlines into the heap (the ring is not empty, so one of
+            // the next `ring_len` slots has some).
+            self.due_slot += 1;
+            let mut page = self.due_later.take(self.due_slot);
+            while page != NIL {
+                let following = self.pages[page].link;
+                self.due_later.taken();
+                let deadline = self.deadline(page);
+                self.due_soon.push(Reverse(deadline));
+                page = following;
+            }
+            self.due_later.pull_near(&mut self.pages, self.due_slot + 1);
+        }
+    }
+
+    /// The waiting occurrence released first (after slot `slot`), taken out of the queue.
+    fn pop_earliest_waiting(&mut self, slot: u64) -> Option<Point> {
+        if self.waiting.in_ring == 0 {
+            return self.waiting.far.pop().map(|Reverse((_, point))| point);
+        }
+        // The ring holds slots `slot + 1 ..`; the first non-empty list holds the earliest.
+        let mut key = slot + 1;
+        loop {
+            let head = self.waiting.heads[(key & self.waiting.mask) as usize];
+            if head != NIL {
+                break;
+            }
+            key += 1;
+        }
+        let mut best: Option<Point> = None;
+        let mut page = self.waiting.heads[(key & self.waiting.mask) as usize];
+        while page != NIL {
+            let release = self.release(page);
+            if best.is_none_or(|best| release < best) {
+                best = Some(release);
+            }
+            page = self.pages[page].link;
+        }
+        let best = best?;
+        // Unlink it, and put the rest of the list back.
+        let mut page = self.waiting.take(key);
+        while page != NIL {
+            let following = self.pages[page].link;
+            self.waiting.taken();
+            if page != best.page() {
+                let release = self.release(page);
+                self.waiting.push(&mut self.pages, key, release, slot + 1);
+            }
+            page = following;
+        }
+        Some(best)
     }
 
     /// Serves slot `slot` and returns the page served.
     fn serve(&mut self, slot: u64) -> usize {
-        let now = self.windows.now(slot);
-        while let Some(Reverse(first)) = self.waiting.peek() {
-            if !first.is_at_or_before(now) {
-                break;
-            }
-            let page = first.page();
-            self.waiting.pop();
-            let deadline = self.point(self.windows.deadline(self.served[page]), page);
-            self.released.push(Reverse(deadline));
+        self.waiting.pull_near(&mut self.pages, slot);
+        let mut page = self.waiting.take(slot);
+        while page != NIL {
+            let following = self.pages[page].link;
+            self.waiting.taken();
+            let deadline = self.deadline(page);
+            self.push_released(deadline);
+            page = following;
         }
-        let Some(Reverse(chosen)) = self.released.pop().or_else(|| self.waiting.pop()) else {
+        let Some(chosen) = self.pop_released().or_else(|| self.pop_earliest_waiting(slot)) else {
             // `from_shares` queues one occurrence per page with a positive share (there is at
             // least one: the largest share is ≥ 1/n) and each pop below is followed by a push.
             unreachable!("every page with a positive share has one occurrence queued")
         };
         let page = chosen.page();
-        self.served[page] += 1;
-        let release = self.point(self.windows.release(self.served[page]), page);
-        self.waiting.push(Reverse(release));
+        self.pages[page].served += 1;
+        let release = self.release(page);
+        let release_slot = self.release_slot(&release, slot + 1);
+        self.waiting.push(&mut self.pages, release_slot, release, slot + 1);
+        self.touch_next(slot + 1);
         page
+    }
+
+    /// Loads early the state of the pages that slot `slot` will likely touch (the first one it
+    /// releases, the one due first), so that their cache misses overlap with the caller's work
+    /// instead of stalling the next slot: with 10^5 pages the page states are out of cache.
+    #[inline]
+    fn touch_next(&self, slot: u64) {
+        let released = self.waiting.heads[(slot & self.waiting.mask) as usize];
+        let due = self.due_soon.peek().map_or(NIL, |Reverse(first)| first.page());
+        for page in [released, due] {
+            if let Some(state) = self.pages.get(page) {
+                std::hint::black_box(state.served);
+            }
+        }
     }
 }
 
@@ -173,3 +411,109 @@ impl Iterator for Carousel {
 }
 
 impl std::iter::FusedIterator for Carousel {}
+
+#[cfg(test)]
+mod tests {
+    //! The bucketed queues against the plain two-heap earliest-deadline-first carousel they
+    //! replaced: the same pages, slot for slot.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The carousel as first written: all waiting occurrences in one binary heap by release,
+    /// all released ones in another by deadline.
+    struct TwoHeaps {
+        shares: Shares,
+        served: Vec<u64>,
+        waiting: BinaryHeap<Reverse<Point>>,
+        released: BinaryHeap<Reverse<Point>>,
+        slot: u64,
+        windows: Scaled,
+    }
+
+    impl TwoHeaps {
+        fn new(shares: Shares, windows: Windows) -> Self {
+            let active = shares.positive_pages().count();
+            let windows = Scaled::new(windows, active);
+            let waiting = shares
+                .positive_pages()
+                .map(|page| Reverse(Point::new(windows.release(0), shares.as_slice()[page], page)))
+                .collect();
+            let served = vec![0; shares.page_count()];
+            Self { shares, served, waiting, released: BinaryHeap::new(), slot: 0, windows }
+        }
+
+        fn point(&self, numerator: f64, page: usize) -> Point {
+            Point::new(numerator, self.shares.as_slice()[page], page)
+        }
+
+        fn next(&mut self) -> Option<usize> {
+            let now = self.windows.now(self.slot);
+            self.slot += 1;
+            while let Some(Reverse(first)) = self.waiting.peek() {
+                if !first.is_at_or_before(now) {
+                    break;
+                }
+                let page = first.page();
+                self.waiting.pop();
+                let deadline = self.point(self.windows.deadline(self.served[page]), page);
+                self.released.push(Reverse(deadline));
+            }
+            let Reverse(chosen) = self.released.pop().or_else(|| self.waiting.pop())?;
+            let page = chosen.page();
+            self.served[page] += 1;
+            let release = self.point(self.windows.release(self.served[page]), page);
+            self.waiting.push(Reverse(release));
+            Some(page)
+        }
+    }
+
+    fn agree(rates: &[f64], slots: usize) -> std::result::Result<(), TestCaseError> {
+        let shares = Shares::new(rates)?;
+        for windows in [Windows::Full, Windows::Tijdeman] {
+            let mut reference = TwoHeaps::new(shares.clone(), windows);
+            let mut carousel = Carousel::with_windows(shares.clone(), windows);
+            for slot in 0..slots {
+                let expected = reference.next();
+                prop_assert_eq!(Some(carousel.next_fetch().page), expected, "slot {} {:?}", slot, windows);
+            }
+        }
+        Ok(())
+    }
+
+    /// Rates over eight orders of magnitude (periods far beyond the ring), zeros, small
+    /// integers (ties), and equal rates (everything due in the same slot).
+    fn rates() -> impl Strategy<Value = Vec<f64>> {
+        let rate = prop_oneof![
+            1 => Just(0.0),
+            6 => (-4.0f64..4.0).prop_map(|e| 10f64.powf(e)),
+            2 => (1u32..=10).prop_map(f64::from),
+        ];
+        let mixed = prop::collection::vec(rate, 1..=200);
+        let equal = (1usize..=200, 0.1f64..10.0).prop_map(|(n, rate)| vec![rate; n]);
+        prop_oneof![4 => mixed, 1 => equal].prop_map(|mut rates| {
+            if rates.iter().all(|&r| r == 0.0) {
+                rates[0] = 1.0;
+            }
+            rates
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn same_order_as_two_heaps(rates in rates()) {
+            // Several turns of the ring (64 to 256 slots for these sizes).
+            agree(&rates, 20 * rates.len() + 600)?;
+        }
+    }
+
+    #[test]
+    fn same_order_as_two_heaps_on_long_runs() -> std::result::Result<(), TestCaseError> {
+        // Zipf-like shares with a dominant page and a tail of pages served rarely.
+        let zipf: Vec<f64> = (1..=300).map(|k| f64::from(k).powf(-1.5)).collect();
+        agree(&zipf, 100_000)?;
+        let geometric: Vec<f64> = (0..40).map(|k| 0.7f64.powi(k)).collect();
+        agree(&geometric, 50_000)
+    }
+}

@@ -12,8 +12,8 @@
 //!   Bad rates (empty, NaN, negative, infinite, all zero) are a [`ScheduleError`].
 //! - [`Carousel`]: the deterministic carousel, earliest deadline first over per-occurrence
 //!   windows ([`Windows`]); an endless [`Iterator`] of page indices that never idles, or
-//!   [`Fetch`]es (slot, page, time) from [`Carousel::next_fetch`]. `O(log n)` per slot,
-//!   `O(n)` memory, no allocation after construction.
+//!   [`Fetch`]es (slot, page, time) from [`Carousel::next_fetch`]. `O(1)` amortised per slot
+//!   when deadlines are spread over slots (calendar queues), `O(log n)` at worst; `O(n)` memory.
 //! - [`CreditCarousel`]: the paper's Algorithm 3 as printed (largest credit first), `O(n)` per
 //!   slot, kept for comparison.
 //! - [`DiscrepancyMeter`]: measures `max |N_i(T) − T·p_i|` of any sequence over all prefixes.

@@ -31,6 +31,12 @@ impl Point {
         self.page
     }
 
+    /// `count / share`, rounded: a non-decreasing function of the exact instant, so anything
+    /// monotone computed from it (a bucket index) orders points consistently with [`Ord`].
+    pub(crate) fn approx(&self) -> f64 {
+        self.approx
+    }
+
     /// Whether `count / share ≤ slot`, decided exactly (`slot` an integer below 2^53).
     pub(crate) fn is_at_or_before(&self, slot: f64) -> bool {
         match cmp_f64(self.approx, slot) {

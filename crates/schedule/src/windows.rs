@@ -59,4 +59,16 @@ impl Scaled {
     pub(crate) fn now(&self, slot: u64) -> f64 {
         if self.tijdeman { (slot + 1) as f64 * self.scale } else { slot as f64 }
     }
+
+    /// The first slot that may serve an occurrence released at the scaled instant `release`
+    /// (the inverse of [`Scaled::now`]), give or take a slot: the carousel settles it exactly.
+    pub(crate) fn release_slot_guess(&self, release: f64) -> f64 {
+        if self.tijdeman { release / self.scale - 1.0 } else { release }
+    }
+
+    /// The scaled instant `instant` in slots: non-decreasing in `instant`, so its integer part
+    /// buckets deadlines in their order.
+    pub(crate) fn in_slots(&self, instant: f64) -> f64 {
+        if self.tijdeman { instant / self.scale } else { instant }
+    }
 }

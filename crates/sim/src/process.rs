@@ -54,6 +54,10 @@ pub(crate) struct IntervalChanges {
 }
 
 /// Change state of one page.
+///
+/// Small (32 bytes), because the simulator touches one page's state per fetch in an order
+/// that jumps over all pages: a Poisson page keeps only its rate inline, and the state of an
+/// explicit process lives behind a pointer.
 #[derive(Debug, Clone)]
 pub(crate) struct PageChanges {
     kind: Kind,
@@ -67,6 +71,11 @@ pub(crate) struct PageChanges {
 #[derive(Debug, Clone)]
 enum Kind {
     Poisson { rate: f64 },
+    Explicit(Box<Explicit>),
+}
+
+#[derive(Debug, Clone)]
+enum Explicit {
     Periodic { period: f64, jitter: f64, phase: f64, index: u64, next: f64 },
     Bursty { on_rate: f64, mean_on: f64, mean_off: f64, on: bool, phase_end: f64, next: f64 },
 }
@@ -81,15 +90,15 @@ impl PageChanges {
                 let period = 1.0 / rate;
                 let phase = rng.uniform();
                 let next = period * (phase + jitter * rng.uniform());
-                Kind::Periodic { period, jitter, phase, index: 0, next }
+                Kind::Explicit(Box::new(Explicit::Periodic { period, jitter, phase, index: 0, next }))
             }
             ChangeProcess::Bursty { rate, mean_on, mean_off } => {
                 let on_rate = rate * (mean_on + mean_off) / mean_on;
                 let on = rng.uniform() < mean_on / (mean_on + mean_off);
                 let phase_end = rng.exponential(1.0 / if on { mean_on } else { mean_off });
-                let mut kind = Kind::Bursty { on_rate, mean_on, mean_off, on, phase_end, next: 0.0 };
-                advance_bursty(&mut kind, 0.0, rng);
-                kind
+                let mut explicit = Explicit::Bursty { on_rate, mean_on, mean_off, on, phase_end, next: 0.0 };
+                advance_bursty(&mut explicit, 0.0, rng);
+                Kind::Explicit(Box::new(explicit))
             }
         };
         Self { kind, last_change: 0.0, track_last }
@@ -98,6 +107,11 @@ impl PageChanges {
     /// Time of the latest change at or before the last processed interval end.
     pub(crate) fn last_change(&self) -> f64 {
         self.last_change
+    }
+
+    /// Whether the time of the last change is kept (the page reports Last-Modified).
+    pub(crate) fn tracks_last(&self) -> bool {
+        self.track_last
     }
 
     /// The changes in `(t0, t1]`, given that the copy was synchronised at `t0` and that every
@@ -127,42 +141,50 @@ impl PageChanges {
                 }
                 IntervalChanges { first, pending }
             }
-            Kind::Periodic { .. } | Kind::Bursty { .. } => self.explicit_interval(t1, window, rng),
+            Kind::Explicit(explicit) => explicit_interval(explicit, &mut self.last_change, t1, window, rng),
         }
-    }
-
-    fn explicit_interval(&mut self, t1: f64, window: &Window, rng: &mut SimRng) -> IntervalChanges {
-        let mut first = f64::INFINITY;
-        let mut pending = 0.0;
-        while let Kind::Periodic { next, .. } | Kind::Bursty { next, .. } = &self.kind {
-            let next = *next;
-            if next > t1 {
-                break;
-            }
-            if first.is_infinite() {
-                first = next;
-            }
-            let (lo, hi) = window.clip(next, t1);
-            if hi > lo {
-                pending += hi - lo;
-            }
-            self.last_change = next;
-            match &mut self.kind {
-                Kind::Periodic { period, jitter, phase, index, next } => {
-                    *index += 1;
-                    *next = *period * (*phase + *index as f64 + *jitter * rng.uniform());
-                }
-                kind @ Kind::Bursty { .. } => advance_bursty(kind, next, rng),
-                Kind::Poisson { .. } => break,
-            }
-        }
-        IntervalChanges { first, pending }
     }
 }
 
+/// The changes of an explicit process up to `t1`, one at a time; `last_change` follows them.
+fn explicit_interval(
+    explicit: &mut Explicit,
+    last_change: &mut f64,
+    t1: f64,
+    window: &Window,
+    rng: &mut SimRng,
+) -> IntervalChanges {
+    let mut first = f64::INFINITY;
+    let mut pending = 0.0;
+    loop {
+        let next = match &*explicit {
+            Explicit::Periodic { next, .. } | Explicit::Bursty { next, .. } => *next,
+        };
+        if next > t1 {
+            break;
+        }
+        if first.is_infinite() {
+            first = next;
+        }
+        let (lo, hi) = window.clip(next, t1);
+        if hi > lo {
+            pending += hi - lo;
+        }
+        *last_change = next;
+        match &mut *explicit {
+            Explicit::Periodic { period, jitter, phase, index, next } => {
+                *index += 1;
+                *next = *period * (*phase + *index as f64 + *jitter * rng.uniform());
+            }
+            bursty @ Explicit::Bursty { .. } => advance_bursty(bursty, next, rng),
+        }
+    }
+    IntervalChanges { first, pending }
+}
+
 /// Moves a bursty page's next change to the first change strictly after `from`.
-fn advance_bursty(kind: &mut Kind, from: f64, rng: &mut SimRng) {
-    let Kind::Bursty { on_rate, mean_on, mean_off, on, phase_end, next } = kind else {
+fn advance_bursty(explicit: &mut Explicit, from: f64, rng: &mut SimRng) {
+    let Explicit::Bursty { on_rate, mean_on, mean_off, on, phase_end, next } = explicit else {
         return;
     };
     let mut t = from;
@@ -189,6 +211,12 @@ mod tests {
     use super::*;
 
     const ALL: Window = Window { start: 0.0, end: f64::INFINITY };
+
+    #[test]
+    fn page_state_stays_small() {
+        // Half a cache line: the simulator reads one page's state per fetch, pages at random.
+        assert!(std::mem::size_of::<PageChanges>() <= 32);
+    }
 
     fn count_changes(process: ChangeProcess, horizon: f64) -> u64 {
         let mut rng = SimRng::new(3);

@@ -53,17 +53,29 @@ pub fn simulate_policy(
     run(config, policy, name, rates, seed)
 }
 
+/// What the event loop reads and writes of one page at each of its fetches, in one place
+/// (one cache line or two): fetches visit the pages in an order that jumps over all of them.
+struct Tracked {
+    /// Time of the page's last fetch (0: every copy is fresh at time 0).
+    last_fetch: f64,
+    weight: f64,
+    changes: PageChanges,
+}
+
 fn run(config: &Config, policy: &mut dyn Policy, name: &str, rates: &str, seed: u64) -> Result<RunSummary> {
     let horizon = config.horizon;
     let window = Window { start: config.warmup_end(), end: horizon };
     let mut changes_rng = SimRng::stream(seed, CHANGES_STREAM);
     let mut policy_rng = SimRng::stream(seed, POLICY_STREAM);
-    let mut states: Vec<PageChanges> = config
+    let mut tracked: Vec<Tracked> = config
         .pages
         .iter()
-        .map(|page| PageChanges::new(&page.process, page.last_modified, &mut changes_rng))
+        .map(|page| Tracked {
+            last_fetch: 0.0,
+            weight: page.weight,
+            changes: PageChanges::new(&page.process, page.last_modified, &mut changes_rng),
+        })
         .collect();
-    let mut last_fetch = vec![0.0; config.pages.len()];
     let mut meters: Vec<HostClock> =
         config.hosts.iter().map(|host| HostClock::new(host, config.capacity_window)).collect();
     let meter_hosts = config.has_host_limits();
@@ -72,7 +84,7 @@ fn run(config: &Config, policy: &mut dyn Policy, name: &str, rates: &str, seed: 
     let mut now = 0.0;
 
     while let Some(fetch) = policy.next_fetch(now, &mut policy_rng) {
-        let (Some(page), Some(state)) = (config.pages.get(fetch.page), states.get_mut(fetch.page)) else {
+        let Some(page) = tracked.get_mut(fetch.page) else {
             return Err(SimError::InvalidFetch { page: fetch.page, time: fetch.time, now });
         };
         if fetch.time.is_nan() || fetch.time < now {
@@ -82,18 +94,21 @@ fn run(config: &Config, policy: &mut dyn Policy, name: &str, rates: &str, seed: 
             break;
         }
         now = fetch.time;
-        let t0 = last_fetch[fetch.page];
-        let changes = state.interval(t0, now, &window, &mut changes_rng);
+        let t0 = page.last_fetch;
+        let changes = page.changes.interval(t0, now, &window, &mut changes_rng);
         let changed = changes.first <= now;
         metrics.add_interval(page.weight, t0, now, changes.first, changes.pending);
         metrics.add_fetch(now, changed);
-        if meter_hosts && let Some(meter) = meters.get_mut(page.host as usize) {
+        page.last_fetch = now;
+        let last_modified_age = page.changes.tracks_last().then(|| now - page.changes.last_change());
+        if meter_hosts
+            && let Some(host) = config.pages.get(fetch.page).map(|spec| spec.host as usize)
+            && let Some(meter) = meters.get_mut(host)
+        {
             let breach = meter.record(now);
             violations.min_delay += u64::from(breach.min_delay);
             violations.capacity += u64::from(breach.capacity);
         }
-        last_fetch[fetch.page] = now;
-        let last_modified_age = page.last_modified.then(|| now - state.last_change());
         policy.observe(&Observation {
             page: fetch.page,
             time: now,
@@ -103,8 +118,9 @@ fn run(config: &Config, policy: &mut dyn Policy, name: &str, rates: &str, seed: 
         });
     }
     // Close every page's last interval at the horizon (no fetch, nothing observed).
-    for ((page, state), &t0) in config.pages.iter().zip(&mut states).zip(&last_fetch) {
-        let changes = state.interval(t0, horizon, &window, &mut changes_rng);
+    for page in &mut tracked {
+        let t0 = page.last_fetch;
+        let changes = page.changes.interval(t0, horizon, &window, &mut changes_rng);
         metrics.add_interval(page.weight, t0, horizon, changes.first, changes.pending);
     }
     let total_weight: f64 = config.pages.iter().map(|page| page.weight).sum();
