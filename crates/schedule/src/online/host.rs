@@ -187,13 +187,15 @@ impl PartialEq for HostEntry {
 impl Eq for HostEntry {}
 
 impl PartialOrd for HostEntry {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
 impl Ord for HostEntry {
-    /// Reversed, so that `BinaryHeap` yields the earliest key, then the lowest host.
+    /// Reversed, so that a max-heap yields the earliest key, then the lowest host.
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
         other.key.total_cmp(&self.key).then(other.host.cmp(&self.host))
     }

@@ -114,6 +114,7 @@ mod host;
 mod ids;
 mod keys;
 mod page;
+mod quad_heap;
 mod scheduler;
 
 pub use config::{Budget, Politeness};

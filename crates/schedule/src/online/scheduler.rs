@@ -11,6 +11,7 @@ use super::demand::DemandSweep;
 use super::host::{Contender, HostEntry, HostState, ParkedHost};
 use super::keys::due_time;
 use super::page::{PageEntry, PageSlot};
+use super::quad_heap::QuadHeap;
 use super::{Budget, HostId, OnlineError, OnlineResult, PageId, Politeness};
 
 /// Host keys in the global queue are computed with `λ_0` times this, so they surface a little
@@ -40,7 +41,7 @@ pub struct Scheduler<O: Objective = Freshness> {
     pub(super) pages: Vec<PageSlot>,
     pub(super) hosts: Vec<HostState>,
     /// Hosts that may serve a page, keyed by the earliest time they may; may hold stale entries.
-    pub(super) ready: BinaryHeap<HostEntry>,
+    pub(super) ready: QuadHeap<HostEntry>,
     /// Hosts that may serve within one token interval, by the value of their head page; may
     /// hold stale entries.
     pub(super) contenders: BinaryHeap<Contender>,
@@ -86,7 +87,7 @@ impl<O: Objective> Scheduler<O> {
             objective,
             pages: Vec::new(),
             hosts: Vec::new(),
-            ready: BinaryHeap::new(),
+            ready: QuadHeap::default(),
             contenders: BinaryHeap::new(),
             parked: BinaryHeap::new(),
             budget,
