@@ -9,7 +9,9 @@
 //! `freshet robots` checks URLs against a robots.txt file (crates `freshet-robots`, `freshet-url`).
 
 //! `freshet testweb` serves a synthetic web with known changes (crate `freshet-testweb`).
+//! `freshet crawl` crawls from seed URLs into a data directory (crate `freshet-crawl`).
 
+mod crawl;
 mod input;
 mod output;
 mod plot;
@@ -52,6 +54,9 @@ enum Command {
     /// Serve a synthetic web on 127.0.0.1 whose every change is known (ground truth at /_truth).
     #[command(long_about = testweb::LONG_ABOUT, after_long_help = testweb::after_long_help())]
     Testweb(testweb::TestwebArgs),
+    /// Crawl from seed URLs, politely, into WARC files and a crawl log (resumable).
+    #[command(long_about = crawl::LONG_ABOUT, after_long_help = crawl::AFTER_LONG_HELP)]
+    Crawl(crawl::CrawlArgs),
 }
 
 fn main() -> ExitCode {
@@ -81,5 +86,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Scenario(args) => scenario::run(&args),
 
         Command::Testweb(args) => testweb::run(&args),
+        Command::Crawl(args) => crawl::run(&args),
     }
 }

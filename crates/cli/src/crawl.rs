@@ -1,0 +1,174 @@
+//! `freshet crawl`: crawl from seed URLs into `DIR` (WARC, crawl log, frontier store) with the
+//! crawl loop of `freshet-crawl`, until nothing is left, `--max-pages`, or Ctrl-C.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use freshet_crawl::{CrawlConfig, Crawler, StopReason};
+use freshet_url::{Scope, Url};
+
+/// `freshet crawl --help`, first part.
+pub(crate) const LONG_ABOUT: &str = "\
+Crawl from seed URLs, politely, into DIR.
+
+DIR holds everything: warc/*.warc.gz (request and response records, one gzip member each),
+crawl.jsonl (one JSON line per request: time, kind, url, status, bytes, duration_ms,
+fingerprint, outcome; and one per URL skipped because robots.txt disallows it) and
+frontier.redb (every URL seen, for --resume).
+
+Each host (origin) gets at most one request at a time, and two requests at least --delay
+apart (from the end of one to the start of the next), raised by robots.txt Crawl-delay;
+robots.txt is fetched first and obeyed (RFC 9309); 429 and 503 back off for Retry-After.
+Links are followed within --scope of the seeds. This version makes one pass: every page is
+fetched once (revisits come with the freshness loop). Ctrl-C stops cleanly: fetches in
+flight are abandoned, everything else is flushed, and --resume continues.
+
+Addresses that are loopback, private, link-local or unique-local are refused after DNS
+unless --allow-private is given.";
+
+/// `freshet crawl --help`, last part.
+pub(crate) const AFTER_LONG_HELP: &str = "\
+Example, against `freshet testweb --port 8080`:
+  freshet crawl http://h0.web.test:8080/ --data crawl-data --scope domain --delay 0.1 \\
+      --allow-private --resolve h0.web.test=127.0.0.1 --resolve h1.web.test=127.0.0.1 …";
+
+/// How far links are followed.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ScopeArg {
+    /// The seed's host only.
+    Host,
+    /// The seed's registered domain (public suffix list).
+    Domain,
+    /// Anywhere.
+    Any,
+}
+
+/// Arguments of `freshet crawl`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct CrawlArgs {
+    /// Seed URLs.
+    #[arg(value_name = "SEED_URL")]
+    seeds: Vec<String>,
+    /// A file of seed URLs, one per line (blank lines and lines starting with `#` skipped).
+    #[arg(long = "seeds", value_name = "FILE")]
+    seeds_file: Option<PathBuf>,
+    /// The data directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    data: PathBuf,
+    /// Continue the crawl in DIR (seeds given now are added to it).
+    #[arg(long)]
+    resume: bool,
+    /// Stop after N page requests (robots.txt not counted).
+    #[arg(long, value_name = "N")]
+    max_pages: Option<u64>,
+    /// Minimum seconds between two requests to one host.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    delay: f64,
+    /// Which links to follow, relative to the seeds.
+    #[arg(long, value_enum, default_value_t = ScopeArg::Host)]
+    scope: ScopeArg,
+    /// Allow loopback, private, link-local and unique-local addresses (testweb, intranets).
+    #[arg(long)]
+    allow_private: bool,
+    /// Resolve HOST to IP instead of asking DNS (as curl's --resolve; repeatable).
+    #[arg(long, value_name = "HOST=IP")]
+    resolve: Vec<String>,
+    /// The User-Agent sent; its product token is the name robots.txt rules are matched with.
+    #[arg(long, value_name = "UA")]
+    user_agent: Option<String>,
+}
+
+/// Runs `freshet crawl`.
+pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
+    let config = build_config(args)?;
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
+    let data = config.data_dir.clone();
+    let summary = runtime.block_on(async {
+        let crawler = Crawler::open(config)?;
+        crawler.run(interrupted()).await
+    })?;
+    let stopped = match summary.stopped {
+        StopReason::Done => "nothing left to fetch",
+        StopReason::MaxPages => "--max-pages reached",
+        StopReason::Interrupted => "interrupted (resume with --resume)",
+    };
+    println!(
+        "{stopped}: {} pages ({} not ok), {} robots.txt, {} skipped by robots.txt, {} refused addresses, \
+         {} new URLs, {} bytes; in {}",
+        summary.pages,
+        summary.not_ok,
+        summary.robots,
+        summary.skipped,
+        summary.refused,
+        summary.discovered,
+        summary.bytes,
+        data.display()
+    );
+    if summary.recovered_in_flight > 0 || summary.warc_bytes_cut > 0 {
+        println!(
+            "resumed after a crash: {} fetches were in flight, {} bytes of a torn WARC record cut",
+            summary.recovered_in_flight, summary.warc_bytes_cut
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Completes on Ctrl-C; never, if the signal cannot be watched.
+async fn interrupted() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+    eprintln!("interrupted: finishing the log and the WARC file");
+}
+
+fn build_config(args: &CrawlArgs) -> anyhow::Result<CrawlConfig> {
+    let mut config = CrawlConfig::new(&args.data);
+    for seed in &args.seeds {
+        config.seeds.push(parse_seed(seed).with_context(|| format!("seed {seed:?}"))?);
+    }
+    if let Some(file) = &args.seeds_file {
+        config.seeds.extend(read_seeds(file)?);
+    }
+    config.resume = args.resume;
+    config.max_pages = args.max_pages;
+    if !(args.delay.is_finite() && args.delay >= 0.0) {
+        bail!("--delay {}: expected a number of seconds, 0 or more", args.delay);
+    }
+    config.delay = Duration::from_secs_f64(args.delay);
+    config.scope = match args.scope {
+        ScopeArg::Host => Scope::Host,
+        ScopeArg::Domain => Scope::Domain,
+        ScopeArg::Any => Scope::Any,
+    };
+    config.fetch.allow_private = args.allow_private;
+    for given in &args.resolve {
+        config.fetch.resolve.push(freshet_fetch::parse_resolve(given)?);
+    }
+    if let Some(user_agent) = &args.user_agent {
+        config.fetch.user_agent.clone_from(user_agent);
+    }
+    config.validate()?;
+    Ok(config)
+}
+
+fn parse_seed(text: &str) -> anyhow::Result<Url> {
+    Ok(freshet_url::canonicalize(text.trim())?)
+}
+
+/// Seeds from `file`, one URL per line; a bad one is named by file and line.
+fn read_seeds(file: &Path) -> anyhow::Result<Vec<Url>> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading --seeds {}", file.display()))?;
+    let mut seeds = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        seeds.push(parse_seed(line).with_context(|| format!("{}:{}", file.display(), index + 1))?);
+    }
+    Ok(seeds)
+}

@@ -1,0 +1,202 @@
+//! `freshet crawl` end to end, as a process: a crawl killed with SIGKILL at three random moments and
+//! resumed loses nothing and fetches nothing twice but what was in flight; its WARC files are
+//! all readable after the resume; refused addresses and bad flags are named.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use common::{assert_success, freshet_in, stderr, stdout};
+use freshet_crawl::{LogKind, LogLine};
+use freshet_testweb::{ServerConfig, SystemClock, TestWeb, Web, WebConfig};
+
+const HOSTS: u32 = 4;
+const DELAY: f64 = 0.02;
+
+fn start_testweb(runtime: &tokio::runtime::Runtime) -> TestWeb {
+    let config = ServerConfig {
+        web: WebConfig { hosts: HOSTS, pages: 200, seed: 7, ..WebConfig::default() },
+        ..ServerConfig::default()
+    };
+    runtime
+        .block_on(TestWeb::start("127.0.0.1:0".parse().unwrap(), config, Arc::new(SystemClock::new())))
+        .unwrap()
+}
+
+fn crawl_args(web: &TestWeb, data: &Path, resume: bool) -> Vec<String> {
+    let mut args = vec!["crawl".to_owned()];
+    if resume {
+        args.push("--resume".into());
+    } else {
+        args.push(web.url("h0.web.test", "/"));
+    }
+    args.extend(["--data".into(), data.display().to_string(), "--scope".into(), "domain".into()]);
+    args.extend(["--delay".into(), DELAY.to_string(), "--allow-private".into()]);
+    for host in web.host_names() {
+        args.extend(["--resolve".into(), format!("{host}=127.0.0.1")]);
+    }
+    args
+}
+
+fn page_lines(data: &Path) -> Vec<LogLine> {
+    let text = std::fs::read_to_string(data.join("crawl.jsonl")).unwrap_or_default();
+    // While the crawl runs, the last line may be half written: only whole lines are read.
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<LogLine>(line).ok())
+        .filter(|line| line.kind == LogKind::Page)
+        .collect()
+}
+
+fn warc_files(data: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(data.join("warc")).unwrap().map(|entry| entry.unwrap().path()).collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_crawl_killed_at_any_moment_resumes_without_losing_or_repeating_pages() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let web = start_testweb(&runtime);
+    let model = web.web();
+    let allowed: HashSet<String> = (0..model.page_count())
+        .filter(|&id| model.page(id).unwrap().allowed)
+        .map(|id| model.path_key(id))
+        .collect();
+    let data = tempfile::tempdir().unwrap();
+
+    // Killed three times, each at a moment drawn from the clock: after 5 to 34 more pages.
+    const KILLS: usize = 3;
+    let mut seed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().subsec_nanos() as usize;
+    for round in 0..KILLS {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let kill_after = page_lines(data.path()).len() + 5 + (seed >> 33) % 30;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_freshet"))
+            .args(crawl_args(&web, data.path(), round > 0))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while page_lines(data.path()).len() < kill_after {
+            assert!(Instant::now() < deadline, "round {round}: {kill_after} pages not logged in 30 s");
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "round {round}: the crawl ended before it was killed"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        // A restarted crawler does not know when its predecessor last called on a host; a real
+        // restart takes longer than this pause, which also lets the server log a request the
+        // killed process had just sent (the machine is shared: the server may be slow to).
+        std::thread::sleep(Duration::from_secs_f64(10.0 * DELAY));
+    }
+    let before = web.log().len();
+
+    let args = crawl_args(&web, data.path(), true);
+    let resumed = freshet_in(data.path(), &args.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    assert_success(&resumed);
+    assert!(stdout(&resumed).starts_with("nothing left to fetch"), "{}", stdout(&resumed));
+
+    // The server's log: every allowed page at least once, only in-flight ones twice, politely.
+    let log = web.log().entries();
+    assert!(log.len() > before);
+    let mut requests: HashMap<String, usize> = HashMap::new();
+    let mut by_host: HashMap<&str, Vec<f64>> = HashMap::new();
+    for entry in &log {
+        by_host.entry(&entry.host).or_default().push(entry.unix);
+        if entry.path != "/robots.txt" {
+            *requests.entry(format!("{}{}", entry.host, entry.path)).or_default() += 1;
+        }
+    }
+    assert_eq!(requests.keys().cloned().collect::<HashSet<_>>(), allowed);
+    let twice: usize = requests.values().map(|count| count - 1).sum();
+    assert!(requests.values().all(|&count| count <= 1 + KILLS), "{requests:?}");
+    eprintln!("{} pages, {twice} fetched again after a kill", requests.len());
+    assert!(
+        twice <= KILLS * HOSTS as usize,
+        "{twice} pages fetched twice: more than one in flight per host and kill"
+    );
+    for (host, mut times) in by_host {
+        times.sort_by(f64::total_cmp);
+        let closest = times.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min);
+        assert!(closest >= DELAY, "{host}: two requests {closest:.4} s apart");
+    }
+
+    // The crawl log parses whole and names every page; the WARC files are all closed and read
+    // to the end, the killed run's file recovered.
+    let text = std::fs::read_to_string(data.path().join("crawl.jsonl")).unwrap();
+    let lines: Vec<LogLine> = text.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let logged: HashSet<&str> =
+        lines.iter().filter(|line| line.kind == LogKind::Page).map(|line| line.url.as_str()).collect();
+    assert_eq!(logged.len(), allowed.len());
+    let mut responses = HashSet::new();
+    for file in warc_files(data.path()) {
+        assert!(file.to_str().unwrap().ends_with(".warc.gz"), "{file:?} left open");
+        for record in freshet_warc::WarcReader::open(&file).unwrap() {
+            let record = record.unwrap();
+            if record.header.record_type() == Some("response") {
+                responses.insert(record.header.get("WARC-Target-URI").unwrap().to_owned());
+            }
+        }
+    }
+    assert!(logged.iter().all(|url| responses.contains(*url)));
+    runtime.block_on(web.shutdown()).unwrap();
+}
+
+#[test]
+fn loopback_is_refused_without_allow_private_and_bad_flags_are_named() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = data.path().display().to_string();
+    // Nothing listens: the address check comes before any connection.
+    let args = ["crawl", "http://h0.web.test:9/", "--data", &dir, "--resolve", "h0.web.test=127.0.0.1"];
+    let output = freshet_in(data.path(), &args, None);
+    assert_success(&output);
+    assert!(
+        stdout(&output).contains("0 pages") && stdout(&output).contains("1 refused"),
+        "{}",
+        stdout(&output)
+    );
+    let log = std::fs::read_to_string(data.path().join("crawl.jsonl")).unwrap();
+    assert!(log.contains("address-refused") && log.contains("Loopback"), "{log}");
+
+    let again = freshet_in(data.path(), &args, None);
+    assert!(!again.status.success());
+    assert!(stderr(&again).contains("--resume"), "{}", stderr(&again));
+
+    let bad = freshet_in(
+        data.path(),
+        &["crawl", "http://a.test/", "--data", "x", "--resolve", "a.test:1.2.3.4"],
+        None,
+    );
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("HOST=IP"), "{}", stderr(&bad));
+
+    let seeds = data.path().join("seeds.txt");
+    std::fs::write(&seeds, "# seeds\nhttp://a.test/\nnot a url\n").unwrap();
+    let seeds_arg = seeds.display().to_string();
+    let bad = freshet_in(data.path(), &["crawl", "--seeds", &seeds_arg, "--data", "y"], None);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("seeds.txt:3"), "{}", stderr(&bad));
+
+    let none = freshet_in(data.path(), &["crawl", "--data", "z"], None);
+    assert!(stderr(&none).contains("no seed URL"), "{}", stderr(&none));
+}
+
+/// `host` + `path` of a page, as the server logs them.
+trait PathKey {
+    fn path_key(&self, id: u32) -> String;
+}
+
+impl PathKey for Web {
+    fn path_key(&self, id: u32) -> String {
+        format!("{}{}", Web::host_name(self.page(id).unwrap().host), self.path(id))
+    }
+}

@@ -1,0 +1,126 @@
+//! What a crawl is told: where to keep its data, where to start, how far to go, how politely.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use freshet_fetch::FetchConfig;
+use freshet_robots::CachePolicy;
+use freshet_url::{Scope, Url};
+
+use crate::error::{CrawlError, Result};
+
+/// One day in seconds, the scheduler's unit of time being the second.
+pub const DAY: f64 = 86_400.0;
+
+/// A crawl's settings. [`CrawlConfig::new`] gives the defaults.
+#[derive(Clone, Debug)]
+pub struct CrawlConfig {
+    /// The data directory: `frontier.redb`, `warc/*.warc.gz`, `crawl.jsonl`.
+    pub data_dir: PathBuf,
+    /// Seed URLs (canonical). A new crawl needs at least one; a resumed one may add more.
+    pub seeds: Vec<Url>,
+    /// Continue the crawl held in `data_dir` rather than start one.
+    pub resume: bool,
+    /// Stop after this many page fetches (robots.txt fetches not counted) in this run.
+    pub max_pages: Option<u64>,
+    /// Minimum time between two requests to one host, counted from the end of one to the start
+    /// of the next (see the crate docs); robots.txt `Crawl-delay` raises it. Default 1 s.
+    pub delay: Duration,
+    /// Which discovered links are followed, relative to the seeds.
+    pub scope: Scope,
+    /// The HTTP client's settings (user agent, timeouts, body cap, `allow_private`, `--resolve`).
+    pub fetch: FetchConfig,
+    /// The global budget `k_0` of the scheduler, fetch starts per second. Default 1,000: high
+    /// enough that politeness, not the budget, sets the pace of a crawl of a few hosts.
+    pub rate: f64,
+    /// At most this many fetches in flight at once (over all hosts). Default 64.
+    pub max_in_flight: usize,
+    /// The change rate every new page starts with (changes per second): the prior until the
+    /// estimators of the freshness loop learn it. Default one change a day.
+    pub change_rate_prior: f64,
+    /// How long robots.txt answers are obeyed (RFC 9309 §2.4: 24 h).
+    pub robots_cache: CachePolicy,
+    /// How long a host is left alone after a 429 or 503 without a usable `Retry-After`.
+    pub default_back_off: Duration,
+    /// How many times a page may be answered 429/503 before the crawl gives up on it.
+    pub max_back_offs: u32,
+    /// WARC files are rotated before they pass this size (bytes, compressed).
+    pub warc_max_file_bytes: u64,
+}
+
+impl CrawlConfig {
+    /// The defaults, keeping everything under `data_dir`.
+    #[must_use]
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            data_dir: data_dir.into(),
+            seeds: Vec::new(),
+            resume: false,
+            max_pages: None,
+            delay: Duration::from_secs(1),
+            scope: Scope::Host,
+            fetch: FetchConfig::default(),
+            rate: 1_000.0,
+            max_in_flight: 64,
+            change_rate_prior: 1.0 / DAY,
+            robots_cache: CachePolicy::default(),
+            default_back_off: Duration::from_secs(60),
+            max_back_offs: 5,
+            warc_max_file_bytes: freshet_warc::DEFAULT_MAX_FILE_BYTES,
+        }
+    }
+
+    /// The robots.txt product token of the configured user agent (`freshet/0.1` gives `freshet`).
+    #[must_use]
+    pub fn robots_agent(&self) -> String {
+        freshet_robots::product_token(&self.fetch.user_agent).to_ascii_lowercase()
+    }
+
+    /// Checks the numbers.
+    ///
+    /// # Errors
+    /// [`CrawlError::InvalidConfig`] naming the setting.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |field, value: String, expected| Err(CrawlError::InvalidConfig { field, value, expected });
+        if !(self.rate.is_finite() && self.rate > 0.0) {
+            return bad("rate", self.rate.to_string(), "a positive number of fetches per second");
+        }
+        if self.max_in_flight == 0 {
+            return bad("max_in_flight", "0".into(), "at least 1");
+        }
+        if !(self.change_rate_prior.is_finite() && self.change_rate_prior > 0.0) {
+            return bad("change_rate_prior", self.change_rate_prior.to_string(), "a positive rate");
+        }
+        if self.max_pages == Some(0) {
+            return bad("max_pages", "0".into(), "at least 1 (or no limit)");
+        }
+        if self.robots_agent().is_empty() {
+            return bad(
+                "user_agent",
+                self.fetch.user_agent.clone(),
+                "a user agent starting with a product token ([a-zA-Z_-]+)",
+            );
+        }
+        self.robots_cache.validate().or_else(|_| {
+            bad("robots_cache", format!("{:?}", self.robots_cache), "finite, positive durations")
+        })
+    }
+
+    /// `DIR/frontier.redb`.
+    #[must_use]
+    pub fn store_path(&self) -> PathBuf {
+        self.data_dir.join("frontier.redb")
+    }
+
+    /// `DIR/warc`.
+    #[must_use]
+    pub fn warc_dir(&self) -> PathBuf {
+        self.data_dir.join("warc")
+    }
+
+    /// `DIR/crawl.jsonl`.
+    #[must_use]
+    pub fn log_path(&self) -> PathBuf {
+        self.data_dir.join("crawl.jsonl")
+    }
+}

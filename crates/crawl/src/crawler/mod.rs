@@ -1,0 +1,506 @@
+//! The crawl loop: one task owns the scheduler, the store, the WARC writer and the log; fetches
+//! run as spawned tasks in a `JoinSet`. See the crate docs for the order of things.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use freshet_fetch::{Fetcher, Validators};
+use freshet_frontier::{CommitReport, Discovery, FrontierStore, HostPoliteness, Op, RedbStore, StoredPage};
+use freshet_schedule::online::{
+    Budget, Decision, HostId, OnlineError, Outcome as Done, PageId, Politeness, Scheduler,
+};
+use freshet_url::Url;
+use freshet_warc::{WarcWriter, WriterOptions};
+use tokio::task::{Id, JoinSet};
+use tokio::time::Instant;
+
+use crate::config::CrawlConfig;
+use crate::error::{CrawlError, Result};
+use crate::hosts::{HostState, Verdict};
+use crate::job::{Job, JobKind, JobResult};
+use crate::log::{CrawlLog, LogKind, LogLine};
+
+mod complete;
+
+/// Why a crawl ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// Nothing left to fetch: every page in scope was fetched, skipped or given up.
+    Done,
+    /// `max_pages` page requests were made.
+    MaxPages,
+    /// The stop signal came (Ctrl-C): fetches in flight were abandoned, and stay due in the
+    /// store for `--resume`.
+    Interrupted,
+}
+
+/// What a crawl did, counted in this run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrawlSummary {
+    /// Why it ended.
+    pub stopped: StopReason,
+    /// Page requests made and recorded (any outcome).
+    pub pages: u64,
+    /// Of those, answers that were not 2xx or 304 (errors, redirects, throttling, failures).
+    pub not_ok: u64,
+    /// robots.txt requests made (redirect hops included).
+    pub robots: u64,
+    /// URLs not requested because robots.txt disallows them.
+    pub skipped: u64,
+    /// URLs not requested because their host's addresses are refused (loopback, private…
+    /// without `allow_private`).
+    pub refused: u64,
+    /// New URLs admitted to the frontier (seeds included).
+    pub discovered: u64,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// Pages given back by the store's recovery (in flight when the last run died).
+    pub recovered_in_flight: u64,
+    /// Bytes of torn WARC records cut away when the writer reopened its files.
+    pub warc_bytes_cut: u64,
+    /// Bytes of a torn last line cut from `crawl.jsonl` when it was reopened.
+    pub log_bytes_cut: u64,
+}
+
+/// A crawl, opened on its data directory and ready to [`run`](Crawler::run).
+pub struct Crawler {
+    config: CrawlConfig,
+    agent: String,
+    fetcher: Fetcher,
+    store: RedbStore,
+    scheduler: Scheduler,
+    warc: WarcWriter,
+    warc_dirty: bool,
+    log: CrawlLog,
+    hosts: Vec<Option<HostState>>,
+    seeds: Vec<Url>,
+    jobs: JoinSet<JobResult>,
+    in_flight: HashMap<Id, Job>,
+    pending: Vec<Op>,
+    pending_urls: Vec<Url>,
+    back_offs: HashMap<PageId, u32>,
+    page_requests: u64,
+    summary: CrawlSummary,
+}
+
+/// Seconds since the Unix epoch: the scheduler's and the store's time (see the crate docs).
+pub(crate) fn unix_now() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |since| since.as_secs_f64())
+}
+
+impl Crawler {
+    /// Opens (or, with `resume`, reopens) the crawl in `config.data_dir`: the store (recovering
+    /// in-flight pages), the WARC writer (cutting a torn tail), the log; rebuilds the scheduler
+    /// from the store and admits the seeds.
+    ///
+    /// # Errors
+    /// [`CrawlError::InvalidConfig`], [`CrawlError::NoSeeds`], [`CrawlError::AlreadyStarted`],
+    /// [`CrawlError::NothingToResume`], and any I/O, store or WARC error.
+    pub fn open(config: CrawlConfig) -> Result<Self> {
+        config.validate()?;
+        let store_path = config.store_path();
+        match (config.resume, store_path.exists()) {
+            (false, true) => return Err(CrawlError::AlreadyStarted { path: store_path }),
+            (true, false) => return Err(CrawlError::NothingToResume { path: store_path }),
+            (false, false) if config.seeds.is_empty() => return Err(CrawlError::NoSeeds),
+            _ => {}
+        }
+        std::fs::create_dir_all(config.warc_dir()).map_err(CrawlError::io(config.warc_dir()))?;
+        let mut store = RedbStore::open(&store_path)?;
+        let recovered_in_flight = store.recover()?;
+        let options = WriterOptions {
+            max_file_bytes: config.warc_max_file_bytes,
+            warcinfo_fields: vec![("robots".into(), "obey".into())],
+            ..WriterOptions::default()
+        };
+        let (warc, recovery) = WarcWriter::open(&config.warc_dir(), options)?;
+        let (log, log_bytes_cut) = CrawlLog::open(&config.log_path())?;
+        let scheduler = Scheduler::freshness(Budget::new(config.rate))?;
+        let mut crawler = Self {
+            agent: config.robots_agent(),
+            fetcher: Fetcher::new(config.fetch.clone())?,
+            store,
+            scheduler,
+            warc,
+            warc_dirty: false,
+            log,
+            hosts: Vec::new(),
+            seeds: Vec::new(),
+            jobs: JoinSet::new(),
+            in_flight: HashMap::new(),
+            pending: Vec::new(),
+            pending_urls: Vec::new(),
+            back_offs: HashMap::new(),
+            page_requests: 0,
+            summary: CrawlSummary {
+                stopped: StopReason::Done,
+                pages: 0,
+                not_ok: 0,
+                robots: 0,
+                skipped: 0,
+                refused: 0,
+                discovered: 0,
+                bytes: 0,
+                recovered_in_flight,
+                warc_bytes_cut: recovery.bytes_cut(),
+                log_bytes_cut,
+            },
+            config,
+        };
+        crawler.rebuild()?;
+        let seeds = crawler.config.seeds.clone();
+        crawler.seeds.extend(seeds.iter().cloned());
+        for seed in seeds {
+            crawler.discover(seed, 0, None);
+        }
+        crawler.settle()?;
+        Ok(crawler)
+    }
+
+    /// Rebuilds the scheduler from the store (its documented resume recipe): hosts first, then
+    /// every page with a due time. The seeds of earlier runs (depth 0) join the scope.
+    fn rebuild(&mut self) -> Result<()> {
+        let now = unix_now();
+        let mut after = None;
+        while let Some(last) = {
+            let hosts = self.store.hosts(after, 1024)?;
+            for host in &hosts {
+                self.declare_host(host.id, &host.key, host.politeness)?;
+            }
+            hosts.last().map(|host| host.id)
+        } {
+            after = Some(last);
+        }
+        let mut after = None;
+        loop {
+            let pages = self.store.pages(after, 1024)?;
+            let Some(last) = pages.last().map(|page| page.id) else { break };
+            for page in pages {
+                if page.record.depth == 0 {
+                    self.seeds.push(parse_stored(&page)?);
+                }
+                if page.record.next_due.is_none() {
+                    continue;
+                }
+                let record = &page.record;
+                match record.last_fetch {
+                    None => {
+                        self.scheduler.add(page.id, record.host, record.weight, record.change_rate, now)?
+                    }
+                    Some(last) => self.scheduler.restore(
+                        page.id,
+                        record.host,
+                        record.weight,
+                        record.change_rate,
+                        last,
+                        now,
+                    )?,
+                }
+                self.host_mut(record.host)?.unchecked.push(page.id);
+            }
+            after = Some(last);
+        }
+        Ok(())
+    }
+
+    /// Declares a host to the scheduler with the larger of the configured delay and the stored
+    /// one (a `Crawl-delay` seen before).
+    fn declare_host(&mut self, host: HostId, key: &str, stored: HostPoliteness) -> Result<()> {
+        let origin = freshet_url::canonicalize(key).map_err(|source| CrawlError::StoredUrl {
+            page: host.0,
+            url: key.to_owned(),
+            source,
+        })?;
+        let robots_url = freshet_url::resolve(&origin, "/robots.txt")
+            .map_err(|source| CrawlError::StoredUrl { page: host.0, url: key.to_owned(), source })?;
+        let delay = self.config.delay.max(Duration::try_from_secs_f64(stored.min_delay).unwrap_or_default());
+        self.scheduler
+            .set_host(host, Politeness { min_delay: delay.as_secs_f64(), max_rate: f64::INFINITY })?;
+        let index = host.0 as usize;
+        if self.hosts.len() <= index {
+            self.hosts.resize_with(index + 1, || None);
+        }
+        let mut state = HostState::new(robots_url, delay);
+        // The previous run's last request plus its delay, saved when it stopped cleanly.
+        let wait =
+            stored.blocked_until.and_then(|until| Duration::try_from_secs_f64(until - unix_now()).ok());
+        state.not_before = wait.map(|wait| Instant::now() + wait.min(delay));
+        self.hosts[index] = Some(state);
+        Ok(())
+    }
+
+    pub(crate) fn host_mut(&mut self, host: HostId) -> Result<&mut HostState> {
+        self.hosts
+            .get_mut(host.0 as usize)
+            .and_then(Option::as_mut)
+            .ok_or(CrawlError::Missing { what: "host", id: host.0 })
+    }
+
+    /// Runs the crawl until nothing is left, `max_pages` is reached, or `stop` completes
+    /// (Ctrl-C); then syncs the WARC, commits the store, flushes the log and closes the files.
+    ///
+    /// # Errors
+    /// A store, WARC, log or scheduler failure: the crawl stops at once (what was committed
+    /// stays, and `--resume` continues from it).
+    pub async fn run(mut self, stop: impl Future<Output = ()>) -> Result<CrawlSummary> {
+        tokio::pin!(stop);
+        let mut stopping = false;
+        loop {
+            let mut wait = None;
+            let mut idle = false;
+            while !stopping && !self.page_limit_reached() && self.jobs.len() < self.config.max_in_flight {
+                let now = unix_now();
+                match self.scheduler.next(now) {
+                    Decision::Fetch { page, host } => self.start(page, host, now)?,
+                    Decision::WaitUntil(at) => {
+                        wait = Some(at);
+                        break;
+                    }
+                    Decision::Idle => {
+                        idle = true;
+                        break;
+                    }
+                }
+            }
+            if !self.pending.is_empty() {
+                self.settle()?;
+            }
+            if self.jobs.is_empty() {
+                if stopping || self.page_limit_reached() || (idle && self.scheduler.is_empty()) {
+                    break;
+                }
+                // Idle with pages left: every host is parked until λ_0 falls (the budget
+                // controller lowers it while the budget goes unused). Look again shortly.
+                if wait.is_none() {
+                    wait = Some(unix_now() + 0.05);
+                }
+            }
+            let sleep = wait.map(|at| Duration::try_from_secs_f64(at - unix_now()).unwrap_or_default());
+            tokio::select! {
+                biased;
+                () = &mut stop, if !stopping => {
+                    stopping = true;
+                    self.summary.stopped = StopReason::Interrupted;
+                    self.jobs.abort_all();
+                    // An abandoned request may have reached its server just now.
+                    let hosts: Vec<HostId> = self.in_flight.values().map(|job| job.host).collect();
+                    for host in hosts {
+                        let state = self.host_mut(host)?;
+                        state.not_before = Some(Instant::now() + state.delay);
+                    }
+                }
+                Some(joined) = self.jobs.join_next_with_id() => {
+                    self.joined(joined)?;
+                    while let Some(joined) = self.jobs.try_join_next_with_id() {
+                        self.joined(joined)?;
+                    }
+                    self.settle()?;
+                }
+                () = tokio::time::sleep(sleep.unwrap_or_default()), if sleep.is_some() => {}
+            }
+        }
+        while let Some(joined) = self.jobs.join_next_with_id().await {
+            self.joined(joined)?;
+        }
+        self.save_host_turns();
+        self.settle()?;
+        if self.summary.stopped == StopReason::Done && self.page_limit_reached() {
+            self.summary.stopped = StopReason::MaxPages;
+        }
+        self.warc.finish()?;
+        self.log.flush()?;
+        Ok(self.summary)
+    }
+
+    /// Stores, for every host still owed a pause, when its next request may start
+    /// (`blocked_until`), so that a run resumed at once keeps the delay.
+    fn save_host_turns(&mut self) {
+        let (now, clock) = (unix_now(), Instant::now());
+        for (index, state) in self.hosts.iter().enumerate() {
+            let Some(state) = state else { continue };
+            let Some(wait) = state.not_before.and_then(|at| at.checked_duration_since(clock)) else {
+                continue;
+            };
+            let politeness = HostPoliteness {
+                min_delay: state.delay.as_secs_f64(),
+                max_rate: f64::INFINITY,
+                blocked_until: Some(now + wait.as_secs_f64()),
+            };
+            self.pending.push(Op::SetHost { host: HostId(index as u32), politeness });
+        }
+    }
+
+    fn page_limit_reached(&self) -> bool {
+        self.config.max_pages.is_some_and(|max| self.page_requests >= max)
+    }
+
+    /// Acts on the scheduler's decision to fetch `page` now: robots.txt first if the host's is
+    /// not known, a skip if it disallows the page, else the page.
+    fn start(&mut self, page: PageId, host: HostId, now: f64) -> Result<()> {
+        let stored = self.store.page(page)?.ok_or(CrawlError::Missing { what: "page", id: page.0 })?;
+        let url = parse_stored(&stored)?;
+        let agent = self.agent.clone();
+        let state = self.host_mut(host)?;
+        let (not_before, delay) = (state.not_before, state.delay);
+        let verdict = state.verdict(&agent, freshet_url::path_and_query(&url), now);
+        let kind = match verdict {
+            Verdict::Allowed => {
+                self.page_requests += 1;
+                JobKind::Page {
+                    depth: stored.record.depth,
+                    last_fetch: stored.record.last_fetch,
+                    validators: Validators {
+                        etag: stored.record.etag.clone(),
+                        last_modified: stored.record.last_modified.clone(),
+                    },
+                }
+            }
+            Verdict::Unknown => JobKind::Robots,
+            Verdict::WaitUntil(at) => {
+                self.scheduler.fetched(page, Done::BackOff { retry_after: (at - now).max(0.0) }, now)?;
+                return Ok(());
+            }
+            Verdict::Disallowed | Verdict::Refused => {
+                self.skip(page, &url, verdict)?;
+                return self.scheduler.fetched(page, Done::Failed, now).map_err(Into::into);
+            }
+        };
+        let url = match kind {
+            JobKind::Robots => self.host_mut(host)?.robots_url.clone(),
+            JobKind::Page { .. } => url,
+        };
+        let job = Job { page, host, url, not_before, delay, kind };
+        let handle = self.jobs.spawn(job.clone().run(self.fetcher.clone()));
+        self.in_flight.insert(handle.id(), job);
+        Ok(())
+    }
+
+    /// Records that `page` will not be requested (robots.txt disallows it, or its host's
+    /// addresses are refused): a `skipped` log line, never due again (the URL stays seen), out
+    /// of the scheduler.
+    pub(crate) fn skip(&mut self, page: PageId, url: &Url, verdict: Verdict) -> Result<()> {
+        let (outcome, detail) = match verdict {
+            Verdict::Refused => {
+                self.summary.refused += 1;
+                let detail = self.store.page(page)?.and_then(|stored| {
+                    self.hosts.get(stored.record.host.0 as usize)?.as_ref()?.refused.clone()
+                });
+                ("address-refused", detail)
+            }
+            _ => {
+                self.summary.skipped += 1;
+                ("robots-disallowed", None)
+            }
+        };
+        self.pending.push(Op::Release { page, next_due: None });
+        match self.scheduler.remove(page) {
+            // Not in the scheduler (yet, or any more): nothing to take out.
+            Ok(()) | Err(OnlineError::UnknownPage(_)) => {}
+            Err(error) => return Err(error.into()),
+        }
+        self.log.write(&LogLine {
+            time: complete::log_time(SystemTime::now()),
+            kind: LogKind::Skipped,
+            url: url.to_string(),
+            status: None,
+            bytes: 0,
+            duration_ms: 0.0,
+            fingerprint: None,
+            outcome: outcome.into(),
+            detail,
+            links: None,
+        })
+    }
+
+    /// Queues a discovered URL for the next commit, if it is in scope (checked against every seed).
+    pub(crate) fn discover(&mut self, url: Url, depth: u32, from: Option<PageId>) {
+        let is_seed = depth == 0 && from.is_none();
+        if !is_seed && !self.seeds.iter().any(|seed| self.config.scope.in_scope(seed, &url)) {
+            return;
+        }
+        self.pending.push(Op::Discover(Discovery {
+            url: url.to_string(),
+            host: url.origin().ascii_serialization(),
+            weight: 1.0,
+            change_rate: self.config.change_rate_prior,
+            depth,
+            discovered_from: from,
+            due: unix_now(),
+        }));
+        self.pending_urls.push(url);
+    }
+
+    /// A finished (or aborted, or panicked) job.
+    fn joined(&mut self, joined: std::result::Result<(Id, JobResult), tokio::task::JoinError>) -> Result<()> {
+        let (id, result) = match joined {
+            Ok((id, result)) => (id, Some(result)),
+            Err(error) => (error.id(), None),
+        };
+        let Some(job) = self.in_flight.remove(&id) else { return Ok(()) };
+        match result {
+            Some(result) => self.complete(job, result),
+            // Aborted at shutdown: the page was never marked started in the store, so it is due
+            // again on resume. The scheduler is dropped with the crawler.
+            None => Ok(()),
+        }
+    }
+
+    /// The group commit: WARC synced first, then one store transaction for every completion
+    /// and discovery since the last one, then the log flushed (the documented order: a page is
+    /// never marked fetched before its records are durable).
+    fn settle(&mut self) -> Result<()> {
+        if self.warc_dirty {
+            self.warc.sync()?;
+            self.warc_dirty = false;
+        }
+        if self.pending.is_empty() {
+            return self.log.flush();
+        }
+        let ops = std::mem::take(&mut self.pending);
+        let urls = std::mem::take(&mut self.pending_urls);
+        let report = self.store.commit(&ops)?;
+        self.admit(&report, urls)?;
+        if !self.pending.is_empty() {
+            let releases = std::mem::take(&mut self.pending);
+            self.store.commit(&releases)?;
+        }
+        self.log.flush()
+    }
+
+    /// Declares the new hosts and hands the new pages to the scheduler, except those robots.txt
+    /// already disallows (released at once: seen, never fetched).
+    fn admit(&mut self, report: &CommitReport, urls: Vec<Url>) -> Result<()> {
+        for (host, key) in &report.new_hosts {
+            self.declare_host(*host, key, HostPoliteness::default())?;
+        }
+        let now = unix_now();
+        for (admission, url) in report.admissions.iter().zip(urls) {
+            if !admission.is_new {
+                continue;
+            }
+            self.summary.discovered += 1;
+            let agent = self.agent.clone();
+            let state = self.host_mut(admission.host)?;
+            match state.verdict(&agent, freshet_url::path_and_query(&url), now) {
+                verdict @ (Verdict::Disallowed | Verdict::Refused) => {
+                    self.skip(admission.page, &url, verdict)?;
+                    continue;
+                }
+                Verdict::Unknown => state.unchecked.push(admission.page),
+                Verdict::Allowed | Verdict::WaitUntil(_) => {}
+            }
+            self.scheduler.add(admission.page, admission.host, 1.0, self.config.change_rate_prior, now)?;
+        }
+        Ok(())
+    }
+}
+
+/// A stored page's URL, parsed (a failure means a corrupt store).
+pub(crate) fn parse_stored(page: &StoredPage) -> Result<Url> {
+    freshet_url::canonicalize(&page.url).map_err(|source| CrawlError::StoredUrl {
+        page: page.id.0,
+        url: page.url.clone(),
+        source,
+    })
+}

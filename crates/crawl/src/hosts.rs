@@ -1,0 +1,67 @@
+//! What the control task knows about each host beyond the scheduler: its origin, its robots.txt
+//! entry, its current delay and when its next request may start.
+
+use std::time::Duration;
+
+use freshet_robots::{Access, RobotsEntry};
+use freshet_schedule::online::PageId;
+use freshet_url::Url;
+use tokio::time::Instant;
+
+/// One host (the politeness unit: an origin, `scheme://host:port`).
+#[derive(Debug)]
+pub(crate) struct HostState {
+    /// `scheme://host:port/robots.txt`.
+    pub(crate) robots_url: Url,
+    /// Its robots.txt as last fetched (`None`: not fetched in this run).
+    pub(crate) robots: Option<RobotsEntry>,
+    /// The delay between two requests: the configured one, raised by `Crawl-delay`.
+    pub(crate) delay: Duration,
+    /// The end of its last request plus `delay`.
+    pub(crate) not_before: Option<Instant>,
+    /// Pages admitted before its robots.txt was known: checked when it arrives.
+    pub(crate) unchecked: Vec<PageId>,
+    /// Set when the fetcher refused the host's addresses (loopback, private… without
+    /// `allow_private`): no page of it can be fetched, so none is tried.
+    pub(crate) refused: Option<String>,
+}
+
+/// What robots.txt says about one URL now.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Verdict {
+    /// Fetch it.
+    Allowed,
+    /// Never fetch it.
+    Disallowed,
+    /// The host's addresses are refused (see [`HostState::refused`]): never fetch it.
+    Refused,
+    /// robots.txt must be fetched (first time, or its time to live is up).
+    Unknown,
+    /// robots.txt is unreachable (5xx, network): nothing on the host until this Unix time, when
+    /// it is fetched again (RFC 9309 §2.3.1.4).
+    WaitUntil(f64),
+}
+
+impl HostState {
+    pub(crate) fn new(robots_url: Url, delay: Duration) -> Self {
+        Self { robots_url, robots: None, delay, not_before: None, unchecked: Vec::new(), refused: None }
+    }
+
+    /// The verdict for `path_and_query` at Unix time `now`, for the crawler `agent`.
+    pub(crate) fn verdict(&self, agent: &str, path_and_query: &str, now: f64) -> Verdict {
+        if self.refused.is_some() {
+            return Verdict::Refused;
+        }
+        let Some(entry) = &self.robots else { return Verdict::Unknown };
+        if entry.needs_fetch(now) {
+            return Verdict::Unknown;
+        }
+        match entry.access() {
+            Access::DisallowAll if entry.unreachable_since().is_some() => {
+                Verdict::WaitUntil(entry.expires_at())
+            }
+            access if access.is_allowed(agent, path_and_query) => Verdict::Allowed,
+            _ => Verdict::Disallowed,
+        }
+    }
+}

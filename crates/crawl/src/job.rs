@@ -1,0 +1,88 @@
+//! A fetch job: what the control task hands to a spawned task, and the requests that task makes.
+//! The only async I/O of the crate; everything it decides was decided before it was spawned.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use freshet_fetch::{Fetch, FetchError, Fetcher, Outcome, Validators};
+use freshet_robots::Redirects;
+use freshet_schedule::online::{HostId, PageId};
+use freshet_url::Url;
+use tokio::time::Instant;
+
+/// What a job fetches.
+#[derive(Clone, Debug)]
+pub(crate) enum JobKind {
+    /// A page the scheduler chose.
+    Page {
+        /// Links from a seed to it.
+        depth: u32,
+        /// Its last fetch (Unix seconds), for a `revisit` record if the answer is 304.
+        last_fetch: Option<f64>,
+        /// Stored validators for a conditional GET.
+        validators: Validators,
+    },
+    /// The host's robots.txt, fetched in the slot the scheduler gave to `page` (which is then
+    /// handed back, unfetched, to be checked against the rules).
+    Robots,
+}
+
+/// One job: a page or a robots.txt, on one host.
+#[derive(Clone, Debug)]
+pub(crate) struct Job {
+    /// The page the scheduler started.
+    pub(crate) page: PageId,
+    /// Its host.
+    pub(crate) host: HostId,
+    /// The URL to request.
+    pub(crate) url: Url,
+    /// No request before this instant: the end of the host's previous request plus its delay.
+    pub(crate) not_before: Option<Instant>,
+    /// The host's delay, also kept between the hops of a robots.txt redirect chain.
+    pub(crate) delay: Duration,
+    /// Page or robots.txt.
+    pub(crate) kind: JobKind,
+}
+
+/// What a job brings back: every request it made, in order, and when the last one ended.
+#[derive(Debug)]
+pub(crate) struct JobResult {
+    /// The requests (one for a page; one per hop for a robots.txt), or the caller's mistake.
+    pub(crate) fetches: Result<Vec<Fetch>, FetchError>,
+    /// When the last request ended: the host's next request waits its delay from here.
+    pub(crate) ended: Instant,
+}
+
+impl Job {
+    /// Waits for the host's turn, then makes the requests.
+    pub(crate) async fn run(self, fetcher: Fetcher) -> JobResult {
+        if let Some(not_before) = self.not_before {
+            tokio::time::sleep_until(not_before).await;
+        }
+        let fetches = match &self.kind {
+            JobKind::Page { validators, .. } => fetcher.fetch(&self.url, validators).await.map(|f| vec![f]),
+            JobKind::Robots => robots_chain(&fetcher, self.url.clone(), self.delay).await,
+        };
+        JobResult { fetches, ended: Instant::now() }
+    }
+}
+
+/// Fetches a robots.txt, following up to five redirects (RFC 9309 §2.3.1.2), waiting `delay`
+/// between hops; a loop ends the chain. The caller reads the last hop: a redirect there means
+/// "too many redirects", which the RFC lets a crawler treat as unavailable.
+async fn robots_chain(fetcher: &Fetcher, start: Url, delay: Duration) -> Result<Vec<Fetch>, FetchError> {
+    let mut redirects = Redirects::default();
+    let mut seen = HashSet::from([start.clone()]);
+    let mut hops = vec![fetcher.fetch(&start, &Validators::default()).await?];
+    loop {
+        let Some(Outcome::Redirect { location, .. }) = hops.last().map(|hop| &hop.outcome) else {
+            return Ok(hops);
+        };
+        let next = location.clone();
+        if !seen.insert(next.clone()) || !redirects.follow() {
+            return Ok(hops);
+        }
+        tokio::time::sleep(delay).await;
+        hops.push(fetcher.fetch(&next, &Validators::default()).await?);
+    }
+}

@@ -1,0 +1,108 @@
+//! The crawl loop behind `freshet crawl`: polite, robots-obeying fetching from a persistent
+//! frontier into WARC, resumable after a crash.
+//!
+//! # Main types
+//! - [`CrawlConfig`]: the data directory, seeds, scope, delay, page limit, fetcher settings.
+//! - [`Crawler`]: [`Crawler::open`] opens or resumes the crawl in the data directory;
+//!   [`Crawler::run`] crawls until nothing is left, the page limit, or a stop signal (Ctrl-C),
+//!   and returns a [`CrawlSummary`].
+//! - [`LogLine`]: one line of `DIR/crawl.jsonl`, the crawl log (see the `log` module docs for
+//!   the fields).
+//!
+//! # The loop
+//! One task owns the [`Scheduler`](freshet_schedule::online::Scheduler) (seed 003's threshold
+//! scheduler, sans-IO), the [`RedbStore`](freshet_frontier::RedbStore), the WARC writer and the
+//! log. It asks the scheduler `next(now)`; a `Fetch` becomes a job spawned on a `JoinSet` (at
+//! most [`CrawlConfig::max_in_flight`]); `WaitUntil(t)` sleeps until `t`, a job's end or the stop
+//! signal, whichever comes first. When jobs end, every one that has ended is handled, then one
+//! group commit: WARC `sync`, one store transaction (completions, discovered links, skips), the
+//! log flushed. That is the store's documented order: a page is never marked fetched before its
+//! records are durable; a crash in between refetches it and archives it twice, which WARC allows.
+//!
+//! **Time** is seconds since the Unix epoch (`f64`), for the scheduler and the store alike; change
+//! rates are therefore per second (the prior, [`CrawlConfig::change_rate_prior`], is one change a
+//! day).
+//!
+//! # Politeness
+//! - The scheduler guarantees at most one fetch in flight per host (an origin,
+//!   `scheme://host:port`) and a gap between fetch starts of at least the host's delay: the
+//!   configured one (default 1 s), raised by robots.txt `Crawl-delay`.
+//! - On top of that, a job does not send its request before the *end* of the host's previous
+//!   request plus the delay (Heritrix counts its politeness delay from the end of a fetch too).
+//!   So the server sees two requests at least the delay apart, whatever the connect and transfer
+//!   times; the end-to-end test checks it in the server's own log.
+//! - 429 and 503 close the host for `Retry-After` (else [`CrawlConfig::default_back_off`]) and
+//!   the page keeps its place; after [`CrawlConfig::max_back_offs`] the page is given up.
+//! - The fetcher refuses loopback, private, link-local and unique-local addresses after DNS
+//!   unless `allow_private` is set (tests and testweb set it, with `--resolve` overrides). A
+//!   host whose robots.txt request is refused so is marked refused: none of its pages is tried,
+//!   each gets a `skipped` line with outcome `address-refused`.
+//! - Across runs: a run that stops cleanly (done, `max_pages`, Ctrl-C) stores each host's next
+//!   turn (`blocked_until`) and a resumed run waits for it. After `kill -9` that is lost: a
+//!   resumed run may call on a host sooner than the delay after the killed one's last request.
+//!
+//! # robots.txt (RFC 9309)
+//! The first time the scheduler picks a page of a host, the host's robots.txt is fetched in that
+//! slot instead (through the same fetcher and politeness, redirects followed up to five hops),
+//! kept as a [`RobotsEntry`](freshet_robots::RobotsEntry) (2xx obeyed, 4xx allow all, 5xx or
+//! unreachable: nothing fetched from the host until the retry an hour later; 24 h time to live),
+//! and the page is handed back unfetched. Disallowed URLs are never requested: a URL found while
+//! its host's rules are known is checked on admission; pages admitted before are checked when the
+//! rules arrive, and every page again when it is picked. Each skip is a `skipped` log line and
+//! the URL stays in the seen set, never due. robots.txt responses are archived in WARC too.
+//!
+//! # Discovery and revisits
+//! Links of HTML pages (`freshet_fetch::links`: `nofollow` and robots meta respected) and
+//! redirect targets are canonical already; they are scope-checked against every seed
+//! ([`CrawlConfig::scope`]), seen-checked by the store's `Discover` in the group commit, and new
+//! ones added to the scheduler with weight 1 and the prior change rate.
+//!
+//! **This crawler makes one pass: a page is fetched once and not revisited.** After its fetch
+//! (whatever the outcome, but a 429/503 back-off) a page is completed in the store with no next
+//! due time and removed from the scheduler, so the crawl ends when the frontier is empty.
+//! Revisits are the freshness loop's job (issue 5): it keeps the page in the scheduler with its
+//! estimated change rate, which the scheduler's interface already supports (`fetched` re-queues a
+//! page; `restore` rebuilds one after a restart). Failed fetches are not retried either.
+//!
+//! # Resume
+//! `DIR/frontier.redb` is the frontier. Opening with [`CrawlConfig::resume`] runs the store's
+//! `recover` (pages in flight when the last run died are due again), rebuilds the scheduler from
+//! it (hosts, then every page with a due time: `add` or `restore`), takes the pages of depth 0
+//! as seeds for the scope, and reopens the WARC directory (a torn last record is cut away). The
+//! crawler does not record `Start` in the store: a page not completed is simply still due, which
+//! is what `recover` would make of it. robots.txt is fetched again in the new run. The scope
+//! setting is not stored: give the same `--scope` again. A log line torn by `kill -9` is cut
+//! away when `crawl.jsonl` is reopened. Tested: `crates/cli/tests/crawl.rs` kills the process
+//! with SIGKILL at three random moments and checks that the resumed crawl requested every
+//! allowed page, repeated at most one in-flight page per host and kill, and left every WARC
+//! file readable.
+//!
+//! # Blocking calls
+//! The store commit (an `fsync`) and the WARC sync run on the control task, once per group of
+//! finished jobs; use a multi-thread runtime so that fetches go on meanwhile.
+//!
+//! # Example
+//! ```no_run
+//! use freshet_crawl::{CrawlConfig, Crawler};
+//! # async fn example() -> Result<(), freshet_crawl::CrawlError> {
+//! let mut config = CrawlConfig::new("crawl-data");
+//! config.seeds.push(freshet_url::canonicalize("https://example.com/").expect("a valid URL"));
+//! config.max_pages = Some(100);
+//! // Any future stops the crawl when it completes: the CLI passes Ctrl-C.
+//! let stop = tokio::time::sleep(std::time::Duration::from_secs(600));
+//! let summary = Crawler::open(config)?.run(stop).await?;
+//! println!("{} pages, {} skipped by robots.txt", summary.pages, summary.skipped);
+//! # Ok(()) }
+//! ```
+
+mod config;
+mod crawler;
+mod error;
+mod hosts;
+mod job;
+mod log;
+
+pub use config::{CrawlConfig, DAY};
+pub use crawler::{CrawlSummary, Crawler, StopReason};
+pub use error::{CrawlError, Result};
+pub use log::{LogKind, LogLine};

@@ -1,0 +1,140 @@
+//! The crawl log `DIR/crawl.jsonl`: one JSON object per line for every request made (a page or
+//! a robots.txt) and every URL skipped because robots.txt disallows it.
+//!
+//! Fields: `time` (when the request began, RFC 3339 UTC), `kind` (`page`, `robots`,
+//! `skipped`), `url`, `status` (HTTP status, `null` without an answer), `bytes` (body bytes as
+//! received), `duration_ms`, `fingerprint` (xxh3-128 of the decoded body, 32 hex digits, `null`
+//! unless the body is complete), `outcome` (the fetcher's outcome name: `ok`, `not-modified`,
+//! `redirect`, `throttled`, `client-error`, `timeout`…; `robots-disallowed` for a skip), and
+//! when they apply `detail` (an error message, a redirect target) and `links` (links found).
+//! The file is appended to, also on `--resume`; it is flushed with every group commit. A line
+//! torn by `kill -9` is cut away when the file is reopened, so every line parses. A line may
+//! precede the store commit of its page: after a crash such a page is requested, and logged,
+//! again (the log tells what was requested, so both requests are in it).
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Read as _, Seek as _, SeekFrom, Write as _};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CrawlError, Result};
+
+/// What a log line is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogKind {
+    /// A page request.
+    Page,
+    /// A robots.txt request.
+    Robots,
+    /// A URL not requested because robots.txt disallows it.
+    Skipped,
+}
+
+/// One line of `crawl.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogLine {
+    /// When the request began (RFC 3339, UTC).
+    pub time: String,
+    /// What the line is about.
+    pub kind: LogKind,
+    /// The URL.
+    pub url: String,
+    /// The HTTP status, if an answer came.
+    pub status: Option<u16>,
+    /// Body bytes as received.
+    pub bytes: u64,
+    /// How long the request took, in milliseconds.
+    pub duration_ms: f64,
+    /// xxh3-128 of the decoded body, 32 hex digits.
+    pub fingerprint: Option<String>,
+    /// The outcome's name.
+    pub outcome: String,
+    /// A detail: an error message, a redirect target, a back-off.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub detail: Option<String>,
+    /// Links found on the page (before the scope and seen checks).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub links: Option<usize>,
+}
+
+/// The open log file.
+pub(crate) struct CrawlLog {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl CrawlLog {
+    /// Opens `path` for appending, after cutting a torn last line; returns the bytes cut.
+    pub(crate) fn open(path: &Path) -> Result<(Self, u64)> {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(CrawlError::io(path))?;
+        let cut = cut_torn_line(&mut file).map_err(CrawlError::io(path))?;
+        Ok((Self { path: path.to_owned(), out: BufWriter::new(file) }, cut))
+    }
+
+    pub(crate) fn write(&mut self, line: &LogLine) -> Result<()> {
+        let mut text = serde_json::to_vec(line).map_err(|error| CrawlError::Io {
+            path: self.path.clone(),
+            source: std::io::Error::other(error),
+        })?;
+        text.push(b'\n');
+        self.out.write_all(&text).map_err(CrawlError::io(&self.path))
+    }
+
+    pub(crate) fn flush(&mut self) -> Result<()> {
+        self.out.flush().map_err(CrawlError::io(&self.path))
+    }
+}
+
+/// Truncates `file` after its last newline (to nothing if it has none); returns the bytes cut.
+fn cut_torn_line(file: &mut File) -> std::io::Result<u64> {
+    const BLOCK: u64 = 4096;
+    let len = file.metadata()?.len();
+    let mut end = len;
+    let mut block = vec![0; BLOCK as usize];
+    while end > 0 {
+        let start = end.saturating_sub(BLOCK);
+        let chunk = &mut block[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(chunk)?;
+        if let Some(at) = chunk.iter().rposition(|&byte| byte == b'\n') {
+            end = start + at as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    if end < len {
+        file.set_len(end)?;
+    }
+    Ok(len - end)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_torn_last_line_is_cut_and_whole_lines_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.jsonl");
+        let whole = format!("{{\"a\":1}}\n{}\n", "x".repeat(5000));
+        std::fs::write(&path, format!("{whole}{{\"torn\":")).unwrap();
+        let (log, cut) = CrawlLog::open(&path).unwrap();
+        drop(log);
+        assert_eq!(cut, "{\"torn\":".len() as u64);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), whole);
+
+        std::fs::write(&path, "no newline at all").unwrap();
+        assert_eq!(CrawlLog::open(&path).unwrap().1, 17);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
+        assert_eq!(CrawlLog::open(&path).unwrap().1, 0);
+    }
+}

@@ -1,0 +1,197 @@
+//! End to end against testweb on 127.0.0.1: a whole crawl, and a crawl interrupted then
+//! resumed. Every check reads an independent witness: testweb's model (the truth), the server's
+//! own request log, the WARC files (freshet-warc's reader and warcio) and `crawl.jsonl`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::{HashMap, HashSet};
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use freshet_crawl::{CrawlConfig, CrawlSummary, Crawler, LogKind, LogLine, StopReason};
+use freshet_testweb::{LogEntry, ServerConfig, SystemClock, TestWeb, WebConfig};
+use freshet_url::Scope;
+use freshet_warc::WarcReader;
+
+const DELAY: Duration = Duration::from_millis(50);
+
+async fn testweb(hosts: u32, pages: u32) -> TestWeb {
+    let config =
+        ServerConfig { web: WebConfig { hosts, pages, ..WebConfig::default() }, ..ServerConfig::default() };
+    TestWeb::start("127.0.0.1:0".parse().unwrap(), config, Arc::new(SystemClock::new())).await.unwrap()
+}
+
+fn config(web: &TestWeb, data: &Path) -> CrawlConfig {
+    let mut config = CrawlConfig::new(data);
+    config.seeds = vec![freshet_url::canonicalize(&web.url("h0.web.test", "/")).unwrap()];
+    config.scope = Scope::Domain;
+    config.delay = DELAY;
+    config.fetch.allow_private = true;
+    config.fetch.user_agent = "freshet-test/0.1".into();
+    config.fetch.resolve =
+        web.host_names().into_iter().map(|host| (host, IpAddr::V4(Ipv4Addr::LOCALHOST))).collect();
+    config
+}
+
+/// The pages robots.txt allows, as `(host, path)`: the truth a full crawl must match.
+fn allowed_pages(web: &TestWeb) -> HashSet<(String, String)> {
+    let model = web.web();
+    (0..model.page_count())
+        .filter(|&id| model.page(id).unwrap().allowed)
+        .map(|id| (freshet_testweb::Web::host_name(model.page(id).unwrap().host), model.path(id)))
+        .collect()
+}
+
+fn page_requests(log: &[LogEntry]) -> Vec<(String, String)> {
+    log.iter().filter(|e| e.path != "/robots.txt").map(|e| (e.host.clone(), e.path.clone())).collect()
+}
+
+/// No two requests to one host closer than the delay, in the server's own clock.
+fn assert_polite(log: &[LogEntry]) {
+    let mut by_host: HashMap<&str, Vec<f64>> = HashMap::new();
+    for entry in log {
+        by_host.entry(&entry.host).or_default().push(entry.unix);
+    }
+    for (host, mut times) in by_host {
+        times.sort_by(f64::total_cmp);
+        let closest = times.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min);
+        assert!(closest >= DELAY.as_secs_f64(), "{host}: two requests {closest:.4} s apart");
+    }
+}
+
+fn read_log(data: &Path) -> Vec<LogLine> {
+    let text = std::fs::read_to_string(data.join("crawl.jsonl")).unwrap();
+    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
+fn warc_files(data: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(data.join("warc")).unwrap().map(|entry| entry.unwrap().path()).collect();
+    files.sort();
+    files
+}
+
+/// `(record type, target URI)` of every record, read back with freshet-warc's reader.
+fn warc_records(data: &Path) -> Vec<(String, String)> {
+    let mut records = Vec::new();
+    for file in warc_files(data) {
+        assert!(file.to_str().unwrap().ends_with(".warc.gz"), "{file:?} left open");
+        for record in WarcReader::open(&file).unwrap() {
+            let record = record.unwrap();
+            let kind = record.header.record_type().unwrap().to_owned();
+            let target = record.header.get("WARC-Target-URI").unwrap_or_default().to_owned();
+            records.push((kind, target));
+        }
+    }
+    records
+}
+
+/// `warcio check` passes on every file, with nothing on standard error.
+fn warcio_check(data: &Path) {
+    let warcio = std::env::var_os("FRESHET_WARCIO").expect(
+        "FRESHET_WARCIO is not set: run `bash scripts/test.sh` (it installs warcio into .venv-test/)",
+    );
+    for file in warc_files(data) {
+        let output = Command::new(&warcio).arg("check").arg(&file).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success() && stderr.trim().is_empty(), "warcio check {file:?}: {stderr}");
+    }
+}
+
+async fn crawl(config: CrawlConfig, stop: impl std::future::Future<Output = ()>) -> CrawlSummary {
+    Crawler::open(config).unwrap().run(stop).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_crawl_fetches_every_allowed_page_once_politely_into_warc() {
+    let web = testweb(5, 300).await;
+    let data = tempfile::tempdir().unwrap();
+    let summary = crawl(config(&web, data.path()), std::future::pending()).await;
+    let log = web.log().entries();
+    let allowed = allowed_pages(&web);
+
+    // Every allowed page exactly once, nothing else but robots.txt, once per host.
+    let requests = page_requests(&log);
+    let unique: HashSet<_> = requests.iter().cloned().collect();
+    assert_eq!(requests.len(), unique.len(), "a page was fetched twice");
+    assert_eq!(unique, allowed);
+    assert!(requests.iter().all(|(_, path)| !path.starts_with("/private/")));
+    assert_eq!(log.iter().filter(|e| e.path == "/robots.txt").count(), 5);
+    assert_polite(&log);
+
+    assert_eq!(summary.stopped, StopReason::Done);
+    assert_eq!(summary.pages, allowed.len() as u64);
+    assert_eq!(summary.robots, 5);
+    assert_eq!(summary.not_ok, 0);
+    assert!(summary.skipped > 0, "testweb links to /private/ pages: some must be skipped");
+
+    // The log: one line per request, one per skip.
+    let lines = read_log(data.path());
+    let page_lines: Vec<&LogLine> = lines.iter().filter(|l| l.kind == LogKind::Page).collect();
+    assert_eq!(page_lines.len(), requests.len());
+    assert!(page_lines.iter().all(|l| l.status == Some(200) && l.outcome == "ok" && l.fingerprint.is_some()));
+    assert_eq!(lines.iter().filter(|l| l.kind == LogKind::Robots).count(), 5);
+    let skipped: Vec<&LogLine> = lines.iter().filter(|l| l.kind == LogKind::Skipped).collect();
+    assert_eq!(skipped.len() as u64, summary.skipped);
+    assert!(skipped.iter().all(|l| l.url.contains("/private/")));
+
+    // WARC: a request and a response per request made, readable by both readers.
+    let records = warc_records(data.path());
+    let responses: HashSet<&str> =
+        records.iter().filter(|(kind, _)| kind == "response").map(|(_, target)| target.as_str()).collect();
+    assert_eq!(responses.len(), requests.len() + 5);
+    assert_eq!(records.iter().filter(|(kind, _)| kind == "request").count(), requests.len() + 5);
+    assert!(page_lines.iter().all(|l| responses.contains(l.url.as_str())));
+    warcio_check(data.path());
+
+    // A second run without --resume refuses the directory.
+    let error = Crawler::open(config(&web, data.path())).err().unwrap();
+    assert!(error.to_string().contains("--resume"), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_crawl_resumes_and_a_page_limit_stops_one() {
+    let web = testweb(4, 120).await;
+    let data = tempfile::tempdir().unwrap();
+    let allowed = allowed_pages(&web);
+
+    // 1. A page limit.
+    let mut limited = config(&web, data.path());
+    limited.max_pages = Some(20);
+    let first = crawl(limited, std::future::pending()).await;
+    assert_eq!(first.stopped, StopReason::MaxPages);
+    assert_eq!(first.pages, 20);
+    assert_eq!(page_requests(&web.log().entries()).len(), 20);
+
+    // 2. Resumed, then interrupted (as Ctrl-C does) while fetches are in flight.
+    let mut resumed = config(&web, data.path());
+    resumed.seeds.clear();
+    resumed.resume = true;
+    let second = crawl(resumed.clone(), tokio::time::sleep(Duration::from_millis(600))).await;
+    assert_eq!(second.stopped, StopReason::Interrupted);
+    assert!(second.pages > 0);
+
+    // 3. Resumed to the end, at once: the stored turns of the hosts keep the delay.
+    let third = crawl(resumed, std::future::pending()).await;
+    assert_eq!(third.stopped, StopReason::Done);
+
+    let log = web.log().entries();
+    let requests = page_requests(&log);
+    let unique: HashSet<_> = requests.iter().cloned().collect();
+    assert_eq!(unique, allowed);
+    // Only a fetch abandoned at the interruption may be made twice: at most one per host.
+    let twice = requests.len() - unique.len();
+    assert!(twice <= 4, "{twice} pages fetched twice");
+    let recorded = first.pages + second.pages + third.pages;
+    assert_eq!(recorded as usize, unique.len(), "every page recorded exactly once");
+    assert_polite(&log);
+
+    let lines = read_log(data.path());
+    assert_eq!(lines.iter().filter(|l| l.kind == LogKind::Page).count() as u64, recorded);
+    let records = warc_records(data.path());
+    let responses = records.iter().filter(|(kind, _)| kind == "response").count() as u64;
+    assert_eq!(responses, recorded + first.robots + second.robots + third.robots);
+    warcio_check(data.path());
+}
