@@ -279,32 +279,15 @@ impl WarcWriter {
             return Err(WarcError::Poisoned { path: path.clone() });
         }
         let response_head_len = validate_capture(capture)?;
-        let mut written;
-        let needs_rotation = {
-            let current =
-                ensure_file(&mut self.current, &self.dir, &self.options.prefix, &mut self.next_number)?;
-            written = encode_capture(
-                current,
-                &self.options,
-                capture,
-                response_head_len,
-                &mut self.encoder,
-                &mut self.buffer,
-            )?;
+        let mut written = self.encode_into_current(capture, response_head_len)?;
+        let needs_rotation = self.current.as_ref().is_some_and(|current| {
             current.captures > 0 && current.len + self.buffer.len() as u64 > self.options.max_file_bytes
-        };
+        });
         if needs_rotation {
+            // Encoded again for the new file: its warcinfo record comes first and the ids and
+            // offsets depend on the file.
             finish_file(self.current.take(), &self.dir)?;
-            let current =
-                ensure_file(&mut self.current, &self.dir, &self.options.prefix, &mut self.next_number)?;
-            written = encode_capture(
-                current,
-                &self.options,
-                capture,
-                response_head_len,
-                &mut self.encoder,
-                &mut self.buffer,
-            )?;
+            written = self.encode_into_current(capture, response_head_len)?;
         }
         let current = ensure_file(&mut self.current, &self.dir, &self.options.prefix, &mut self.next_number)?;
         if let Err(source) = current.file.write_all(&self.buffer) {
@@ -317,6 +300,23 @@ impl WarcWriter {
         current.len += self.buffer.len() as u64;
         current.captures += 1;
         Ok(written)
+    }
+
+    /// Encodes `capture` into the buffer for the current file (opened if needed).
+    fn encode_into_current(
+        &mut self,
+        capture: &Capture<'_>,
+        response_head_len: usize,
+    ) -> Result<CaptureWritten> {
+        let current = ensure_file(&mut self.current, &self.dir, &self.options.prefix, &mut self.next_number)?;
+        encode_capture(
+            current,
+            &self.options,
+            capture,
+            response_head_len,
+            &mut self.encoder,
+            &mut self.buffer,
+        )
     }
 
     /// Makes every record written so far durable (`fdatasync` of the current file). The crawler
