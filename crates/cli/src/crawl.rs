@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use freshet_crawl::{CrawlConfig, Crawler, StopReason};
+use freshet_crawl::{CrawlConfig, Crawler, Revisit, StopReason};
 use freshet_url::{Scope, Url};
 
 /// `freshet crawl --help`, first part.
@@ -21,9 +21,14 @@ frontier.redb (every URL seen, for --resume).
 Each host (origin) gets at most one request at a time, and two requests at least --delay
 apart (from the end of one to the start of the next), raised by robots.txt Crawl-delay;
 robots.txt is fetched first and obeyed (RFC 9309); 429 and 503 back off for Retry-After.
-Links are followed within --scope of the seeds. This version makes one pass: every page is
-fetched once (revisits come with the freshness loop). Ctrl-C stops cleanly: fetches in
-flight are abandoned, everything else is flushed, and --resume continues.
+Links are followed within --scope of the seeds.
+
+Fetched pages are revisited (--revisit): by default with freshet's policy, which learns each
+page's change rate from what it sees (304s, Last-Modified, content fingerprints) and spends
+the --rate budget where it buys the most freshness, within each host's politeness; `uniform`
+and `nutch` are the baselines, `once` makes a one-pass crawl that ends when nothing is left.
+A revisiting crawl runs until --duration, --max-pages or Ctrl-C. Ctrl-C stops cleanly:
+fetches in flight are abandoned, everything else is flushed, and --resume continues.
 
 Addresses that are loopback, private, link-local or unique-local are refused after DNS
 unless --allow-private is given.";
@@ -45,6 +50,19 @@ enum ScopeArg {
     Any,
 }
 
+/// How fetched pages are revisited (`freshet_crawl::Revisit`).
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum RevisitArg {
+    /// Learned change rates and importance, the threshold scheduler (seed 003).
+    Freshet,
+    /// The same interval for every page (round robin).
+    Uniform,
+    /// Apache Nutch's adaptive intervals (×0.8 on change, ×1.2 without).
+    Nutch,
+    /// No revisits: one pass.
+    Once,
+}
+
 /// Arguments of `freshet crawl`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct CrawlArgs {
@@ -63,6 +81,19 @@ pub(crate) struct CrawlArgs {
     /// Stop after N page requests (robots.txt not counted).
     #[arg(long, value_name = "N")]
     max_pages: Option<u64>,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    duration: Option<f64>,
+    /// How fetched pages are revisited.
+    #[arg(long, value_enum, default_value_t = RevisitArg::Freshet)]
+    revisit: RevisitArg,
+    /// The global budget: page requests per second over all hosts.
+    #[arg(long, value_name = "FETCHES_PER_SECOND", default_value_t = 1000.0)]
+    rate: f64,
+    /// The mean time between changes a page is assumed to have before anything is learned
+    /// about it (the prior).
+    #[arg(long, value_name = "SECONDS", default_value_t = freshet_crawl::DAY)]
+    change_interval: f64,
     /// Minimum seconds between two requests to one host.
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
     delay: f64,
@@ -94,6 +125,7 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
         StopReason::Done => "nothing left to fetch",
         StopReason::MaxPages => "--max-pages reached",
         StopReason::Interrupted => "interrupted (resume with --resume)",
+        StopReason::TimeUp => "--duration reached (resume with --resume)",
     };
     println!(
         "{stopped}: {} pages ({} not ok), {} robots.txt, {} skipped by robots.txt, {} refused addresses, \
@@ -138,6 +170,23 @@ fn build_config(args: &CrawlArgs) -> anyhow::Result<CrawlConfig> {
         bail!("--delay {}: expected a number of seconds, 0 or more", args.delay);
     }
     config.delay = Duration::from_secs_f64(args.delay);
+    if let Some(seconds) = args.duration {
+        if !(seconds.is_finite() && seconds > 0.0) {
+            bail!("--duration {seconds}: expected a positive number of seconds");
+        }
+        config.duration = Some(Duration::from_secs_f64(seconds));
+    }
+    config.revisit = match args.revisit {
+        RevisitArg::Freshet => Revisit::Freshet,
+        RevisitArg::Uniform => Revisit::Uniform,
+        RevisitArg::Nutch => Revisit::Nutch,
+        RevisitArg::Once => Revisit::Once,
+    };
+    config.rate = args.rate;
+    if !(args.change_interval.is_finite() && args.change_interval > 0.0) {
+        bail!("--change-interval {}: expected a positive number of seconds", args.change_interval);
+    }
+    config.change_rate_prior = 1.0 / args.change_interval;
     config.scope = match args.scope {
         ScopeArg::Host => Scope::Host,
         ScopeArg::Domain => Scope::Domain,

@@ -12,6 +12,7 @@
 //! `freshet crawl` crawls from seed URLs into a data directory (crate `freshet-crawl`).
 
 mod crawl;
+mod demo;
 mod input;
 mod output;
 mod plot;
@@ -57,6 +58,10 @@ enum Command {
     /// Crawl from seed URLs, politely, into WARC files and a crawl log (resumable).
     #[command(long_about = crawl::LONG_ABOUT, after_long_help = crawl::AFTER_LONG_HELP)]
     Crawl(crawl::CrawlArgs),
+    /// Crawl a known test web with freshet's policy, uniform and Nutch side by side, and
+    /// measure each one's ground-truth freshness against the optimum.
+    #[command(long_about = demo::LONG_ABOUT)]
+    Demo(demo::DemoArgs),
 }
 
 fn main() -> ExitCode {
@@ -87,5 +92,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
         Command::Testweb(args) => testweb::run(&args),
         Command::Crawl(args) => crawl::run(&args),
+        Command::Demo(args) => demo::run(&args),
     }
 }

@@ -37,6 +37,7 @@ fn crawl_args(web: &TestWeb, data: &Path, resume: bool) -> Vec<String> {
     }
     args.extend(["--data".into(), data.display().to_string(), "--scope".into(), "domain".into()]);
     args.extend(["--delay".into(), DELAY.to_string(), "--allow-private".into()]);
+    args.extend(["--revisit".into(), "once".into()]);
     for host in web.host_names() {
         args.extend(["--resolve".into(), format!("{host}=127.0.0.1")]);
     }

@@ -8,6 +8,7 @@ use freshet_robots::CachePolicy;
 use freshet_url::{Scope, Url};
 
 use crate::error::{CrawlError, Result};
+use crate::revisit::Revisit;
 
 /// One day in seconds, the scheduler's unit of time being the second.
 pub const DAY: f64 = 86_400.0;
@@ -23,6 +24,8 @@ pub struct CrawlConfig {
     pub resume: bool,
     /// Stop after this many page fetches (robots.txt fetches not counted) in this run.
     pub max_pages: Option<u64>,
+    /// Stop after this long (a crawl that revisits never runs out of pages).
+    pub duration: Option<Duration>,
     /// Minimum time between two requests to one host, counted from the end of one to the start
     /// of the next (see the crate docs); robots.txt `Crawl-delay` raises it. Default 1 s.
     pub delay: Duration,
@@ -46,6 +49,14 @@ pub struct CrawlConfig {
     pub max_back_offs: u32,
     /// WARC files are rotated before they pass this size (bytes, compressed).
     pub warc_max_file_bytes: u64,
+    /// How fetched pages are revisited (see [`crate::revisit`]). Default: freshet's policy.
+    pub revisit: Revisit,
+    /// Nutch's interval bounds for [`Revisit::Nutch`], seconds: `db.fetch.schedule.adaptive`'s
+    /// `min_interval` (60 s) and `max_interval` (365 days) by default.
+    pub nutch_interval_bounds: (f64, f64),
+    /// A revisited page that fails this many times in a row (timeouts, 5xx, resets) is given
+    /// up; a 4xx other than 429 gives it up at once (gone). Default 3.
+    pub max_failures: u32,
 }
 
 impl CrawlConfig {
@@ -57,6 +68,7 @@ impl CrawlConfig {
             seeds: Vec::new(),
             resume: false,
             max_pages: None,
+            duration: None,
             delay: Duration::from_secs(1),
             scope: Scope::Host,
             fetch: FetchConfig::default(),
@@ -67,6 +79,9 @@ impl CrawlConfig {
             default_back_off: Duration::from_secs(60),
             max_back_offs: 5,
             warc_max_file_bytes: freshet_warc::DEFAULT_MAX_FILE_BYTES,
+            revisit: Revisit::Freshet,
+            nutch_interval_bounds: (60.0, 365.0 * DAY),
+            max_failures: 3,
         }
     }
 
@@ -90,6 +105,17 @@ impl CrawlConfig {
         }
         if !(self.change_rate_prior.is_finite() && self.change_rate_prior > 0.0) {
             return bad("change_rate_prior", self.change_rate_prior.to_string(), "a positive rate");
+        }
+        let (nutch_min, nutch_max) = self.nutch_interval_bounds;
+        if !(nutch_min.is_finite() && nutch_min > 0.0 && nutch_max.is_finite() && nutch_max >= nutch_min) {
+            return bad(
+                "nutch_interval_bounds",
+                format!("{nutch_min}..{nutch_max}"),
+                "finite, positive bounds, min ≤ max (seconds)",
+            );
+        }
+        if self.max_failures == 0 {
+            return bad("max_failures", "0".into(), "at least 1");
         }
         if self.max_pages == Some(0) {
             return bad("max_pages", "0".into(), "at least 1 (or no limit)");

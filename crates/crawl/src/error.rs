@@ -65,6 +65,15 @@ pub enum CrawlError {
         #[source]
         source: freshet_url::UrlError,
     },
+    /// A page's stored estimator state does not decode (a corrupt store).
+    #[error("stored state of page {page}: {source}")]
+    StoredMemory {
+        /// The page id.
+        page: u32,
+        /// What is wrong.
+        #[source]
+        source: crate::revisit::CorruptMemory,
+    },
     /// A page or host id the scheduler handed out is not in the store (a corrupt store).
     #[error("{what} {id} is not in the frontier store")]
     Missing {

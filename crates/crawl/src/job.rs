@@ -10,6 +10,8 @@ use freshet_schedule::online::{HostId, PageId};
 use freshet_url::Url;
 use tokio::time::Instant;
 
+use crate::revisit::PageMemory;
+
 /// What a job fetches.
 #[derive(Clone, Debug)]
 pub(crate) enum JobKind {
@@ -21,6 +23,13 @@ pub(crate) enum JobKind {
         last_fetch: Option<f64>,
         /// Stored validators for a conditional GET.
         validators: Validators,
+        /// What the crawler remembers of the page (estimator state, Nutch interval…).
+        memory: Box<PageMemory>,
+        /// Fingerprint of the copy held (empty: none).
+        fingerprint: Vec<u8>,
+        /// The importance and change rate the scheduler had for it.
+        weight: f64,
+        change_rate: f64,
     },
     /// The host's robots.txt, fetched in the slot the scheduler gave to `page` (which is then
     /// handed back, unfetched, to be checked against the rules).

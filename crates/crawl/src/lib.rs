@@ -101,8 +101,10 @@ mod error;
 mod hosts;
 mod job;
 mod log;
+pub mod revisit;
 
 pub use config::{CrawlConfig, DAY};
 pub use crawler::{CrawlSummary, Crawler, StopReason};
 pub use error::{CrawlError, Result};
 pub use log::{LogKind, LogLine};
+pub use revisit::Revisit;

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use freshet_crawl::{CrawlConfig, CrawlSummary, Crawler, LogKind, LogLine, StopReason};
+use freshet_crawl::{CrawlConfig, CrawlSummary, Crawler, LogKind, LogLine, Revisit, StopReason};
 use freshet_testweb::{LogEntry, ServerConfig, SystemClock, TestWeb, WebConfig};
 use freshet_url::Scope;
 use freshet_warc::WarcReader;
@@ -28,6 +28,7 @@ fn config(web: &TestWeb, data: &Path) -> CrawlConfig {
     config.seeds = vec![freshet_url::canonicalize(&web.url("h0.web.test", "/")).unwrap()];
     config.scope = Scope::Domain;
     config.delay = DELAY;
+    config.revisit = Revisit::Once;
     config.fetch.allow_private = true;
     config.fetch.user_agent = "freshet-test/0.1".into();
     config.fetch.resolve =

@@ -38,6 +38,9 @@ pub enum Error {
         /// Intervals observed.
         intervals: u32,
     },
+    /// Bytes that are not a [`crate::ChangeHistory`]'s byte form.
+    #[error("corrupt change history bytes: {0}")]
+    Corrupt(&'static str),
     /// A prior or pool parameter that is not finite and positive.
     #[error("{name} must be finite and positive, got {value}")]
     InvalidParameter {

@@ -21,11 +21,11 @@ const KEYS_PER_OCTAVE: f64 = 16.0;
 
 /// One entry: `count` changed intervals with keys in `lo..=hi` summing to `sum`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-struct Bin {
-    lo: i16,
-    hi: i16,
-    count: u32,
-    sum: f64,
+pub(crate) struct Bin {
+    pub(crate) lo: i16,
+    pub(crate) hi: i16,
+    pub(crate) count: u32,
+    pub(crate) sum: f64,
 }
 
 /// The changed intervals, as at most [`BINS`] entries: filled entries first, sorted by key.
@@ -41,6 +41,34 @@ fn key(interval: f64) -> i16 {
 }
 
 impl ChangedIntervals {
+    /// The entries as stored (filled first, sorted by key), for the byte form.
+    pub(crate) fn bins(&self) -> &[Bin; BINS] {
+        &self.bins
+    }
+
+    /// Entries read back from the byte form, checked: filled entries first, each with
+    /// `lo ≤ hi`, a positive count and a finite positive sum, keys strictly increasing; empty
+    /// entries all zero.
+    pub(crate) fn from_bins(bins: [Bin; BINS]) -> crate::error::Result<Self> {
+        let corrupt = crate::error::Error::Corrupt;
+        let filled = bins.iter().take_while(|b| b.count > 0).count();
+        if bins[filled..].iter().any(|b| *b != Bin::default()) {
+            return Err(corrupt("an empty histogram entry is not zero, or precedes a filled one"));
+        }
+        for (j, bin) in bins[..filled].iter().enumerate() {
+            if bin.lo > bin.hi || !(bin.sum.is_finite() && bin.sum > 0.0) {
+                return Err(corrupt("a histogram entry has a bad key span or sum"));
+            }
+            if j > 0 && bins[j - 1].hi >= bin.lo {
+                return Err(corrupt("histogram entries are not sorted by key"));
+            }
+        }
+        if bins[..filled].iter().map(|b| u64::from(b.count)).sum::<u64>() >= u64::from(u32::MAX) {
+            return Err(corrupt("histogram counts overflow"));
+        }
+        Ok(Self { bins })
+    }
+
     fn filled(&self) -> usize {
         self.bins.iter().take_while(|b| b.count > 0).count()
     }

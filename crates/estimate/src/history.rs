@@ -162,6 +162,25 @@ impl ChangeHistory {
     pub(crate) fn changed_intervals(&self) -> &ChangedIntervals {
         &self.changed
     }
+
+    /// A history from checked parts (the byte form's decoder).
+    pub(crate) fn from_parts(
+        changed: ChangedIntervals,
+        unchanged_time: f64,
+        last_modified_exposure: f64,
+        unchanged_count: u32,
+        last_modified_intervals: u32,
+        last_modified_changes: u32,
+    ) -> Self {
+        Self {
+            changed,
+            unchanged_time,
+            last_modified_exposure,
+            unchanged_count,
+            last_modified_intervals,
+            last_modified_changes,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -58,6 +58,7 @@
 //! # Ok::<(), freshet_estimate::Error>(())
 //! ```
 
+mod codec;
 mod error;
 mod estimate;
 mod histogram;

@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::hosts::Verdict;
 use crate::job::{Job, JobKind, JobResult};
 use crate::log::{LogKind, LogLine};
+use crate::revisit::{self, ContentCheck, PageMemory, Revisit};
 
 /// A log timestamp: RFC 3339 in UTC (as `WARC-Date` writes it).
 pub(super) fn log_time(time: SystemTime) -> String {
@@ -46,12 +47,12 @@ impl Crawler {
         };
         match job.kind {
             JobKind::Robots => self.robots_done(&job, &fetches, result.ended, now),
-            JobKind::Page { depth, last_fetch, ref validators } => {
+            JobKind::Page { depth, last_fetch, .. } => {
                 let state = self.host_mut(job.host)?;
                 state.not_before = Some(result.ended + state.delay);
                 match fetches.first() {
-                    Some(fetch) => self.page_done(&job, fetch, depth, last_fetch, validators, now),
-                    None => self.finish_page(&job, None, validators, Done::Failed, now),
+                    Some(fetch) => self.page_done(&job, fetch, depth, last_fetch, now),
+                    None => self.finish_page(&job, None, Done::Failed, now),
                 }
             }
         }
@@ -63,7 +64,6 @@ impl Crawler {
         fetch: &Fetch,
         depth: u32,
         last_fetch: Option<f64>,
-        validators: &Validators,
         now: f64,
     ) -> Result<()> {
         self.archive(fetch, last_fetch)?;
@@ -112,42 +112,126 @@ impl Crawler {
             self.summary.not_ok += 1;
         }
         self.log.write(&line)?;
-        self.finish_page(job, Some(fetch), validators, if ok { Done::Fetched } else { Done::Failed }, now)
+        self.finish_page(job, Some(fetch), if ok { Done::Fetched } else { Done::Failed }, now)
     }
 
-    /// The page is done for this crawl: completed in the store (not due again: see the crate
-    /// docs on revisits), out of the scheduler, its host's slot released.
-    fn finish_page(
-        &mut self,
-        job: &Job,
-        fetch: Option<&Fetch>,
-        validators: &Validators,
-        done: Done,
-        now: f64,
-    ) -> Result<()> {
+    /// The page's fetch is over: what it teaches goes into its memory and its change-rate
+    /// estimate (see [`crate::revisit`]), the store's completion is queued for the group
+    /// commit, and the scheduler hears the outcome with the page's new `(w, λ)` — or, if the
+    /// page is not to be revisited (a one-pass crawl, a page gone, too many failures), the page
+    /// leaves the scheduler and its completion has no next due time.
+    fn finish_page(&mut self, job: &Job, fetch: Option<&Fetch>, done: Done, now: f64) -> Result<()> {
+        let JobKind::Page { validators, memory, fingerprint, weight, change_rate, .. } = &job.kind else {
+            return Ok(());
+        };
         let received = fetch
             .and_then(|fetch| fetch.response.as_ref())
-            .map(|head| Validators::from_headers(&head.headers));
-        let received = received.unwrap_or_default();
+            .map(|head| Validators::from_headers(&head.headers))
+            .unwrap_or_default();
+        let etag = received.etag.or_else(|| validators.etag.clone());
+        let last_modified = received.last_modified.or_else(|| validators.last_modified.clone());
         let fetched_at = fetch.map_or(now, |fetch| to_unix(fetch.timings.started));
+        let outcome = fetch.map(|fetch| &fetch.outcome);
+        let not_modified = matches!(outcome, Some(Outcome::NotModified));
+        let content = not_modified || matches!(outcome, Some(Outcome::Ok { .. }));
+        let new_fingerprint = match (outcome, fetch.and_then(|fetch| fetch.fingerprint)) {
+            (Some(Outcome::Ok { .. }), Some(print)) => print.to_be_bytes().to_vec(),
+            _ => fingerprint.clone(),
+        };
+        let mut memory = **memory;
+        let observation = content.then(|| {
+            let check = ContentCheck::of(not_modified, fingerprint, &new_fingerprint);
+            let modified = last_modified.as_deref().and_then(http_date_unix);
+            (check, revisit::observe(&mut memory, fetched_at, check, modified))
+        });
+        // Gone (4xx but 429, which is a back-off), moved (a redirect: its target is a page of
+        // its own), or failing again and again: not revisited.
+        let gone = matches!(
+            outcome,
+            Some(
+                Outcome::ClientError { .. }
+                    | Outcome::Redirect { .. }
+                    | Outcome::BadRedirect { .. }
+                    | Outcome::AddressRefused { .. }
+            )
+        );
+        if !content && !gone {
+            memory.failures = memory.failures.saturating_add(1);
+        }
+        let keep = self.config.revisit != Revisit::Once
+            && (content || (!gone && memory.failures < self.config.max_failures));
+        let had_data = job_had_data(&job.kind);
+        let (new_weight, new_rate) = if keep {
+            self.revisit_parameters(job.host, &mut memory, observation, (*weight, *change_rate), had_data)
+        } else {
+            if had_data && self.config.revisit == Revisit::Freshet {
+                self.host_rates_mut(job.host).remove(*change_rate);
+            }
+            (*weight, *change_rate)
+        };
         self.pending.push(Op::Complete(Completion {
             page: job.page,
             fetched_at,
-            weight: 1.0,
-            change_rate: self.config.change_rate_prior,
-            next_due: None,
-            etag: received.etag.or_else(|| validators.etag.clone()),
-            last_modified: received.last_modified.or_else(|| validators.last_modified.clone()),
-            fingerprint: fetch
-                .and_then(|fetch| fetch.fingerprint)
-                .map(|f| f.to_be_bytes().to_vec())
-                .unwrap_or_default(),
-            estimator: Vec::new(),
+            weight: new_weight,
+            change_rate: new_rate,
+            next_due: keep.then_some(fetched_at),
+            etag,
+            last_modified,
+            fingerprint: new_fingerprint,
+            estimator: memory.to_bytes(),
         }));
         self.back_offs.remove(&job.page);
-        self.scheduler.remove(job.page)?;
+        if keep {
+            // While the page is in flight `update` only sets its numbers; `fetched` queues it.
+            self.scheduler.update(job.page, new_weight, new_rate)?;
+        } else {
+            self.scheduler.remove(job.page)?;
+        }
         self.scheduler.fetched(job.page, done, now)?;
         Ok(())
+    }
+
+    /// The `(w, λ)` the revisit policy hands the scheduler after a fetch (see
+    /// [`crate::revisit`]); keeps the host's pooled prior in step with the page's estimate.
+    fn revisit_parameters(
+        &mut self,
+        host: freshet_schedule::online::HostId,
+        memory: &mut PageMemory,
+        observation: Option<(ContentCheck, bool)>,
+        (weight, change_rate): (f64, f64),
+        had_data: bool,
+    ) -> (f64, f64) {
+        let prior_rate = self.config.change_rate_prior;
+        match self.config.revisit {
+            Revisit::Freshet => {
+                let rates = self.host_rates_mut(host);
+                if had_data {
+                    rates.remove(change_rate);
+                }
+                let estimate = rates
+                    .prior(prior_rate, memory.history.mean_interval())
+                    .map(|prior| revisit::estimate_rate(&memory.history, &prior));
+                let rate = estimate.map_or(prior_rate, |estimate| estimate.rate).max(MIN_RATE);
+                if memory.history.intervals() > 0 {
+                    self.host_rates_mut(host).add(rate);
+                }
+                (weight, rate)
+            }
+            Revisit::Uniform => (1.0, prior_rate),
+            Revisit::Nutch => {
+                let (min, max) = self.config.nutch_interval_bounds;
+                if memory.nutch_interval == 0.0 {
+                    memory.nutch_interval = (1.0 / prior_rate).clamp(min, max);
+                } else if let Some((check, true)) = observation {
+                    let changed = check == ContentCheck::Changed;
+                    memory.nutch_interval =
+                        revisit::nutch_next_interval(memory.nutch_interval, changed, min, max);
+                }
+                let rate = 1.0 / memory.nutch_interval;
+                (rate, rate)
+            }
+            Revisit::Once => (weight, change_rate),
+        }
     }
 
     /// A robots.txt fetched: every hop archived and logged, the entry updated, the delay raised
@@ -261,6 +345,21 @@ fn truncation(truncated: Truncated) -> Truncation {
         Truncated::Time => Truncation::Time,
         Truncated::Disconnect => Truncation::Disconnect,
     }
+}
+
+/// The smallest change rate handed to the scheduler (it needs `λ > 0`): one change in about
+/// 30,000 years.
+const MIN_RATE: f64 = 1e-12;
+
+/// Whether the page had observations before this fetch (its estimate then counts in its
+/// host's pooled prior).
+fn job_had_data(kind: &JobKind) -> bool {
+    matches!(kind, JobKind::Page { memory, .. } if memory.history.intervals() > 0)
+}
+
+/// An HTTP date (`Last-Modified`) as Unix seconds; `None` if it does not parse.
+fn http_date_unix(value: &str) -> Option<f64> {
+    httpdate::parse_http_date(value.trim()).ok().map(to_unix)
 }
 
 fn to_unix(time: SystemTime) -> f64 {

@@ -20,6 +20,7 @@ use crate::error::{CrawlError, Result};
 use crate::hosts::{HostState, Verdict};
 use crate::job::{Job, JobKind, JobResult};
 use crate::log::{CrawlLog, LogKind, LogLine};
+use crate::revisit::{HostRates, PageMemory};
 
 mod complete;
 
@@ -33,6 +34,8 @@ pub enum StopReason {
     /// The stop signal came (Ctrl-C): fetches in flight were abandoned, and stay due in the
     /// store for `--resume`.
     Interrupted,
+    /// The configured duration passed; fetches in flight were abandoned as for `Interrupted`.
+    TimeUp,
 }
 
 /// What a crawl did, counted in this run.
@@ -80,6 +83,8 @@ pub struct Crawler {
     pending: Vec<Op>,
     pending_urls: Vec<Url>,
     back_offs: HashMap<PageId, u32>,
+    /// Each host's pooled change-rate prior (indexed by host id).
+    host_rates: Vec<HostRates>,
     page_requests: u64,
     summary: CrawlSummary,
 }
@@ -132,6 +137,7 @@ impl Crawler {
             pending: Vec::new(),
             pending_urls: Vec::new(),
             back_offs: HashMap::new(),
+            host_rates: Vec::new(),
             page_requests: 0,
             summary: CrawlSummary {
                 stopped: StopReason::Done,
@@ -184,6 +190,11 @@ impl Crawler {
                     continue;
                 }
                 let record = &page.record;
+                let memory = PageMemory::from_bytes(&record.estimator)
+                    .map_err(|source| CrawlError::StoredMemory { page: page.id.0, source })?;
+                if memory.history.intervals() > 0 {
+                    self.host_rates_mut(record.host).add(record.change_rate);
+                }
                 match record.last_fetch {
                     None => {
                         self.scheduler.add(page.id, record.host, record.weight, record.change_rate, now)?
@@ -230,6 +241,15 @@ impl Crawler {
         Ok(())
     }
 
+    /// The pooled change-rate prior of `host` (grown on demand: hosts are dense ids).
+    pub(crate) fn host_rates_mut(&mut self, host: HostId) -> &mut HostRates {
+        let index = host.0 as usize;
+        if self.host_rates.len() <= index {
+            self.host_rates.resize(index + 1, HostRates::default());
+        }
+        &mut self.host_rates[index]
+    }
+
     pub(crate) fn host_mut(&mut self, host: HostId) -> Result<&mut HostState> {
         self.hosts
             .get_mut(host.0 as usize)
@@ -245,6 +265,7 @@ impl Crawler {
     /// stays, and `--resume` continues from it).
     pub async fn run(mut self, stop: impl Future<Output = ()>) -> Result<CrawlSummary> {
         tokio::pin!(stop);
+        let deadline = self.config.duration.map(|duration| Instant::now() + duration);
         let mut stopping = false;
         loop {
             let mut wait = None;
@@ -281,14 +302,11 @@ impl Crawler {
                 biased;
                 () = &mut stop, if !stopping => {
                     stopping = true;
-                    self.summary.stopped = StopReason::Interrupted;
-                    self.jobs.abort_all();
-                    // An abandoned request may have reached its server just now.
-                    let hosts: Vec<HostId> = self.in_flight.values().map(|job| job.host).collect();
-                    for host in hosts {
-                        let state = self.host_mut(host)?;
-                        state.not_before = Some(Instant::now() + state.delay);
-                    }
+                    self.abandon(StopReason::Interrupted)?;
+                }
+                () = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() && !stopping => {
+                    stopping = true;
+                    self.abandon(StopReason::TimeUp)?;
                 }
                 Some(joined) = self.jobs.join_next_with_id() => {
                     self.joined(joined)?;
@@ -311,6 +329,19 @@ impl Crawler {
         self.warc.finish()?;
         self.log.flush()?;
         Ok(self.summary)
+    }
+
+    /// Stops for `reason`: the fetches in flight are abandoned (they stay due in the store).
+    fn abandon(&mut self, reason: StopReason) -> Result<()> {
+        self.summary.stopped = reason;
+        self.jobs.abort_all();
+        // An abandoned request may have reached its server just now.
+        let hosts: Vec<HostId> = self.in_flight.values().map(|job| job.host).collect();
+        for host in hosts {
+            let state = self.host_mut(host)?;
+            state.not_before = Some(Instant::now() + state.delay);
+        }
+        Ok(())
     }
 
     /// Stores, for every host still owed a pause, when its next request may start
@@ -347,13 +378,17 @@ impl Crawler {
         let kind = match verdict {
             Verdict::Allowed => {
                 self.page_requests += 1;
+                let record = stored.record;
+                let memory = PageMemory::from_bytes(&record.estimator)
+                    .map_err(|source| CrawlError::StoredMemory { page: page.0, source })?;
                 JobKind::Page {
-                    depth: stored.record.depth,
-                    last_fetch: stored.record.last_fetch,
-                    validators: Validators {
-                        etag: stored.record.etag.clone(),
-                        last_modified: stored.record.last_modified.clone(),
-                    },
+                    depth: record.depth,
+                    last_fetch: record.last_fetch,
+                    validators: Validators { etag: record.etag, last_modified: record.last_modified },
+                    memory: Box::new(memory),
+                    fingerprint: record.fingerprint,
+                    weight: record.weight,
+                    change_rate: record.change_rate,
                 }
             }
             Verdict::Unknown => JobKind::Robots,
