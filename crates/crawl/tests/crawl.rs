@@ -258,7 +258,7 @@ async fn the_freshness_loop_revisits_politely_and_learns_the_change_rates() {
     web.shutdown().await.unwrap();
 
     // What was learned, read back from the store: the estimates follow the true mean rates.
-    let store = freshet_frontier::RedbStore::open(&data.path().join("frontier.redb")).unwrap();
+    let store = freshet_frontier::RedbStore::open(data.path().join("frontier.redb")).unwrap();
     let model = Web::new(WebConfig { hosts: 2, pages: 40, ..WebConfig::default() }).unwrap();
     let mut pairs = Vec::new();
     for stored in store.pages(None, 1000).unwrap() {
