@@ -45,17 +45,6 @@ pub enum RankError {
         /// The value given.
         value: f64,
     },
-    /// Restoring this page's cash would take more cash than the virtual page holds: the
-    /// restored pages together hold more than the total cash 1 (invariant I1 of [`crate::opic`]).
-    #[error("page {page}: restoring cash {cash} exceeds the {available} left unassigned (total cash is 1)")]
-    CashExceeded {
-        /// The page being restored.
-        page: u32,
-        /// The cash it was to receive.
-        cash: f64,
-        /// The cash still unassigned, held by the virtual page.
-        available: f64,
-    },
     /// A conservation invariant of [`crate::opic`] does not hold: `quantity` should be
     /// `expected` but is `found`.
     #[error("{quantity} is not conserved: expected {expected}, found {found}")]

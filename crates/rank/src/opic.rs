@@ -11,13 +11,17 @@
 //! # The scheme, exactly
 //!
 //! Pages `i = 0..n` (dense ids, see [`Opic::add_page`]) hold cash `C_i` and history `H_i`; a
-//! virtual page `Ω` holds `C_Ω` and `H_Ω`; `G` is the total history. Initially `C_Ω = 1` and
-//! everything else is 0: all the cash, 1, starts in the virtual page, and a new page starts with
-//! no cash (it receives cash from its referrers and from `Ω`). Fetching page `i` whose distinct
-//! out-links other than itself are `L_i` (the crawler's [`Opic::fetched`]) does, with damping
-//! `d` ([`DEFAULT_DAMPING`] = 0.85):
+//! virtual page `Ω` holds `C_Ω` and `H_Ω`; `G` is the total history, initially 0. The paper
+//! starts every page with the same cash `1/n`; pages here are discovered while the crawl runs,
+//! so each page brings the same cash when it becomes known, 1 unit, and the total cash is the
+//! number of known pages `n` instead of 1 (on a fixed page set every quantity below is the
+//! paper's times `n`). Starting pages with equal cash rather than none is what makes the
+//! estimate useful after one pass (on the test web, Spearman 0.84 against 0.65 for pages that
+//! start empty). Fetching page `i` whose distinct out-links other than itself are `L_i` (the
+//! crawler's [`Opic::fetched`]) does, with damping `d` ([`DEFAULT_DAMPING`] = 0.85):
 //!
 //! ```text
+//! (0)  C_j = 1,  H_j = 0   when page j becomes known (n += 1)       equal start (paper: 1/n)
 //! (1)  c = C_i;   H_i += c;   G += c;   C_i = 0                     visit i (seed 002, steps 1, 3)
 //! (2)  C_j += d·c / |L_i|   for each j ∈ L_i                        hand on (seed 002, step 2)
 //! (3)  C_Ω += (1 − d)·c     if L_i ≠ ∅,   C_Ω += c   if L_i = ∅     to the virtual page
@@ -31,22 +35,22 @@
 //! fixed point is PageRank with damping `d` (eq. 6); `Ω` is visited after every fetch, which is
 //! a fair schedule as OPIC requires. Step (4) touches every page in name only: the module keeps
 //! `a`, the cash per page that `Ω` has handed out so far, and stores `C_j − a` (a page added
-//! later starts at `−a`, that is with no cash), so a fetch is O(|L_i|) and a page is 16 bytes.
+//! later starts at `1 − a`, that is with cash 1), so a fetch is O(|L_i|) and a page is 16 bytes.
 //!
 //! # What is conserved
 //!
 //! ```text
-//! (I1)  Σ_i C_i + C_Ω = 1          every step moves cash, none is made or lost
+//! (I1)  Σ_i C_i + C_Ω = n          step (0) brings cash; the others only move it
 //! (I2)  Σ_i H_i + H_Ω = G          G counts exactly what the histories gain
 //! ```
 //!
-//! [`Opic::check`] verifies both (O(n)); [`Opic::restore`] and [`Opic::restore_virtual`] keep
-//! (I1) by taking a restored page's cash from `Ω`, and refuse a state that breaks it.
+//! [`Opic::check`] verifies both (O(n)); [`Opic::restore`] keeps (I1) by moving a restored
+//! page's cash to or from `Ω`, and [`Opic::restore_virtual`] refuses a saved state that breaks it.
 //!
 //! # The estimates
 //!
 //! ```text
-//! (5)  X_i = (H_i + C_i) / (G + 1)                         seed 002, estimator 3; Σ_i X_i + X_Ω = 1
+//! (5)  X_i = (H_i + C_i) / (G + n)                         seed 002, estimator 3; Σ_i X_i + X_Ω = 1
 //! (6)  F_j = d Σ_{i→j} F_i/|L_i| + F_Ω/n,  F_Ω = Σ_i (1−d) F_i + Σ_{L_i=∅} d F_i
 //! (7)  w_i = n (H_i + C_i) / Σ_j (H_j + C_j)               mean 1 over the n known pages
 //! ```
@@ -54,13 +58,17 @@
 //! Under any schedule that fetches every page again and again, the rate `F_i` at which cash
 //! flows through page `i` solves (6) (the paper's theorem, on the graph with `Ω`), which is
 //! PageRank's equation with damping `d`, uniform teleport and dangling pages spread uniformly;
-//! so `X_i → F_i / (Σ F + F_Ω)` and `w_i → n · PageRank_i`, the test web's `importance`. The
-//! error shrinks as cash still in flight over history accumulated: about 1/(number of passes).
+//! so `X_i → F_i / (Σ F + F_Ω)` and `w_i → n · PageRank_i`, the test web's `importance`. Seed
+//! 002's `(G + 1)` is `(G + n)` here: the total cash, 1 in the seed and the paper, is `n`. The
+//! error is what the early, unsettled flows and the cash still in flight weigh against the
+//! history accumulated: it shrinks about as 1/(number of passes).
 //!
 //! A page that is never fetched (disallowed by robots.txt, past the budget) keeps the cash it
 //! receives: its own estimate is right (its cash is its inflow), but what it would pass on is
-//! missing downstream. Call `fetched(page, &[])` once for a page the crawler will never fetch:
-//! it then acts as a dangling page, which is how PageRank treats a page whose links are unknown.
+//! missing downstream. So leave links to pages the crawler will never fetch out of `out_links`
+//! where it knows (robots.txt disallows them); for a page it learns about too late, calling
+//! `fetched(page, &[])` now and then passes the cash on as a dangling page would, which is how
+//! PageRank treats a page whose links are unknown.
 //!
 //! # How `w` enters the value function
 //!
@@ -68,9 +76,9 @@
 //! `freshet_policy::Page` (seed 000's `w_i`; seed 003's crawl value
 //! `V(τ) = (w/λ)(1 − e^(−λτ)) − wτe^(−λτ)`), and `V` is linear in `w`: a page twice as important
 //! is worth twice as much at the same staleness, and reaches the threshold `λ_i + λ_0` sooner.
-//! Only ratios of weights matter (the threshold `λ_0` follows the budget), hence mean 1. A page
-//! that has received no cash yet has `w = 0`; the policy wants `w > 0`, so the integrator
-//! floors it (say at 0.01, or the host's mean).
+//! Only ratios of weights matter (the threshold `λ_0` follows the budget), hence mean 1. A new
+//! page starts with cash 1, so its weight is never 0 (the policy wants `w > 0`); it is about
+//! `1/(passes + 1)` until its referrers are fetched.
 
 use crate::error::{RankError, Result};
 use crate::links::distinct_out_links;
@@ -79,8 +87,8 @@ use crate::links::distinct_out_links;
 /// its links; the rest goes to the virtual page.
 pub const DEFAULT_DAMPING: f64 = 0.85;
 
-/// Absolute slack, in units of the total cash 1, when a restored state is checked against
-/// invariant (I1): room for the rounding of a sum over many pages.
+/// Slack relative to the total cash `n` when cash is checked against invariant (I1): room for
+/// the rounding of a sum over many pages.
 const CASH_SLACK: f64 = 1e-9;
 
 /// One page's OPIC state, as a crawler persists it and [`Opic::restore`] takes it back.
@@ -121,14 +129,14 @@ impl Default for Opic {
 }
 
 impl Opic {
-    /// No pages, all the cash (1) in the virtual page, damping [`DEFAULT_DAMPING`].
+    /// No pages, no cash, damping [`DEFAULT_DAMPING`].
     #[must_use]
     pub fn new() -> Self {
         Self {
             damping: DEFAULT_DAMPING,
             accounts: Vec::new(),
             handed_out_per_page: 0.0,
-            virtual_cash: 1.0,
+            virtual_cash: 0.0,
             virtual_history: 0.0,
             page_history: 0.0,
             scratch: Vec::new(),
@@ -160,10 +168,10 @@ impl Opic {
         u32::try_from(self.accounts.len()).unwrap_or(u32::MAX)
     }
 
-    /// Makes `page` known, with no cash. Ids are dense (the frontier store allocates them in
-    /// order), so the table grows to `page + 1` and any smaller id not seen yet becomes known
-    /// too, also with no cash: the store allocated it, so the page exists. Adding a known page
-    /// does nothing.
+    /// Makes `page` known, with cash 1 (step 0). Ids are dense (the frontier store allocates
+    /// them in order), so the table grows to `page + 1` and any smaller id not seen yet becomes
+    /// known too, also with cash 1: the store allocated it, so the page exists. Adding a known
+    /// page does nothing.
     pub fn add_page(&mut self, page: u32) {
         make_known(&mut self.accounts, self.handed_out_per_page, page);
     }
@@ -205,25 +213,32 @@ impl Opic {
         self.virtual_cash = 0.0;
     }
 
-    /// `X_i = (H_i + C_i) / (G + 1)`, eq. (5) (seed 002's estimator 3). Over the known pages and
-    /// the virtual page these sum to 1; 0 for an unknown page.
+    /// `X_i = (H_i + C_i) / (G + n)`, eq. (5): seed 002's estimator 3, whose total cash 1 is
+    /// `n` here. Over the known pages and the virtual page these sum to 1; 0 for an unknown page.
     #[must_use]
     pub fn importance(&self, page: u32) -> f64 {
-        self.state(page).map_or(0.0, |state| (state.history + state.cash) / (self.total_history() + 1.0))
+        self.state(page)
+            .map_or(0.0, |state| (state.history + state.cash) / (self.total_history() + self.total_cash()))
     }
 
     /// `w_i = n (H_i + C_i) / Σ_j (H_j + C_j)`, eq. (7): importance scaled to mean 1 over the
     /// known pages, the weight the crawl value function wants; it tends to `n · PageRank_i`.
-    /// Before any cash has reached a page every known page gets 1. O(1); 0 for an unknown page.
+    /// Before any fetch every known page has 1. O(1); 0 for an unknown page.
     #[must_use]
     pub fn scaled_importance(&self, page: u32) -> f64 {
         let Some(state) = self.state(page) else { return 0.0 };
-        // Σ_j (H_j + C_j) = Σ H + (1 − C_Ω) by (I1).
-        let known_total = self.page_history + (1.0 - self.virtual_cash);
+        // Σ_j (H_j + C_j) = Σ H + (n − C_Ω) by (I1): at least the cash of `page`.
+        let known_total = self.page_history + (self.total_cash() - self.virtual_cash);
         if known_total <= 0.0 {
             return 1.0;
         }
-        self.accounts.len() as f64 * (state.history + state.cash) / known_total
+        self.total_cash() * (state.history + state.cash) / known_total
+    }
+
+    /// `n`, the total cash (invariant I1): one unit per known page.
+    #[must_use]
+    pub fn total_cash(&self) -> f64 {
+        self.accounts.len() as f64
     }
 
     /// `G`, the total history: all the cash that has passed through any page, the virtual one
@@ -248,33 +263,26 @@ impl Opic {
         PageCash { cash: self.virtual_cash, history: self.virtual_history }
     }
 
-    /// Sets page `page`'s state (making it known), taking the difference in cash from the
-    /// virtual page so that invariant (I1) holds, and adding the difference in history to `G`.
+    /// Sets page `page`'s state (making it known, with cash 1 first, as by
+    /// [`Opic::add_page`]), moving the difference in cash to or from the virtual page so that
+    /// invariant (I1) holds, and adding the difference in history to `G`.
     ///
     /// To rebuild a persisted estimator: [`Opic::with_damping`], `restore` every page, then
     /// [`Opic::restore_virtual`], which checks that the cash left to the virtual page is the
-    /// cash that was saved for it.
+    /// cash that was saved for it. Between the two the virtual page's cash may be negative (a
+    /// page restored early may hold more than the one unit it brought).
     ///
     /// # Errors
-    /// [`RankError::InvalidState`] for a negative or non-finite value;
-    /// [`RankError::CashExceeded`] if the pages restored so far would hold more than the total
-    /// cash 1. Nothing is changed on error.
+    /// [`RankError::InvalidState`] for a negative or non-finite value; nothing is changed.
     pub fn restore(&mut self, page: u32, state: PageCash) -> Result<()> {
         check_state(page, state)?;
-        let old = self.state(page).unwrap_or_default();
-        let virtual_cash = self.virtual_cash + old.cash - state.cash;
-        if virtual_cash < -CASH_SLACK {
-            return Err(RankError::CashExceeded {
-                page,
-                cash: state.cash,
-                available: self.virtual_cash + old.cash,
-            });
-        }
         make_known(&mut self.accounts, self.handed_out_per_page, page);
-        self.accounts[page as usize] =
+        let account = &mut self.accounts[page as usize];
+        let old_cash = account.cash_minus_handed_out + self.handed_out_per_page;
+        self.virtual_cash += old_cash - state.cash;
+        self.page_history += state.history - account.history;
+        *account =
             Account { cash_minus_handed_out: state.cash - self.handed_out_per_page, history: state.history };
-        self.virtual_cash = virtual_cash;
-        self.page_history += state.history - old.history;
         Ok(())
     }
 
@@ -283,10 +291,11 @@ impl Opic {
     /// # Errors
     /// [`RankError::InvalidState`] for a non-finite value or a negative history;
     /// [`RankError::NotConserved`] if `state.cash` differs from the cash the restored pages
-    /// leave out of the total 1 by more than 1e-9 (invariant I1). Nothing is changed on error.
+    /// leave out of the total `n` by more than `1e-9 n` (invariant I1). Nothing is changed on
+    /// error.
     pub fn restore_virtual(&mut self, state: PageCash) -> Result<()> {
         check_state(u32::MAX, PageCash { cash: state.cash.abs(), ..state })?;
-        if (state.cash - self.virtual_cash).abs() > CASH_SLACK {
+        if (state.cash - self.virtual_cash).abs() > CASH_SLACK * self.total_cash().max(1.0) {
             return Err(RankError::NotConserved {
                 quantity: "cash",
                 expected: self.virtual_cash,
@@ -298,8 +307,8 @@ impl Opic {
         Ok(())
     }
 
-    /// Verifies invariants (I1) `Σ C + C_Ω = 1` (to 1e-9) and (I2) `Σ H + H_Ω = G` (to 1e-9
-    /// relative) by summing over every page: O(n), for tests and after a rebuild.
+    /// Verifies invariants (I1) `Σ C + C_Ω = n` and (I2) `Σ H + H_Ω = G`, both to 1e-9
+    /// relative, by summing over every page: O(n), for tests and after a rebuild.
     ///
     /// # Errors
     /// [`RankError::NotConserved`] naming the quantity that drifted.
@@ -309,8 +318,9 @@ impl Opic {
             cash += account.cash_minus_handed_out + self.handed_out_per_page;
             history += account.history;
         }
-        if (cash - 1.0).abs() > CASH_SLACK {
-            return Err(RankError::NotConserved { quantity: "cash", expected: 1.0, found: cash });
+        let total_cash = self.total_cash();
+        if (cash - total_cash).abs() > CASH_SLACK * total_cash.max(1.0) {
+            return Err(RankError::NotConserved { quantity: "cash", expected: total_cash, found: cash });
         }
         if (history - self.page_history).abs() > 1e-9 * self.page_history.max(1.0) {
             return Err(RankError::NotConserved {
@@ -329,11 +339,11 @@ impl Opic {
     }
 }
 
-/// Grows `accounts` so that `page` is known; new pages start with no cash (`C − a = −a`).
+/// Grows `accounts` so that `page` is known; new pages start with cash 1 (`C − a = 1 − a`).
 fn make_known(accounts: &mut Vec<Account>, handed_out: f64, page: u32) {
     let needed = page as usize + 1;
     if accounts.len() < needed {
-        accounts.resize(needed, Account { cash_minus_handed_out: -handed_out, history: 0.0 });
+        accounts.resize(needed, Account { cash_minus_handed_out: 1.0 - handed_out, history: 0.0 });
     }
 }
 
@@ -363,7 +373,8 @@ mod tests {
 
     #[test]
     fn a_three_page_cycle_converges_to_a_third_each() {
-        // d = 1: no virtual page in steady state, so the raw estimate (5) itself tends to 1/3.
+        // d = 1: nothing reaches the virtual page, so the raw estimate (5) itself is 1/3 after
+        // every full turn (each page starts with 1 and passes 1 on).
         let mut opic = Opic::with_damping(1.0).unwrap();
         crawl(&mut opic, &[&[1], &[2], &[0]], 3000);
         for page in 0..3 {
@@ -418,7 +429,7 @@ mod tests {
         assert!(opic.virtual_page().history > 0.0);
         assert_eq!(opic.virtual_page().cash, 0.0, "the virtual page is visited after every fetch");
         // (5) over pages and the virtual page sums to 1.
-        let x_virtual = opic.virtual_page().history / (opic.total_history() + 1.0);
+        let x_virtual = opic.virtual_page().history / (opic.total_history() + opic.total_cash());
         let sum: f64 = (0..3).map(|p| opic.importance(p)).sum::<f64>() + x_virtual;
         assert!((sum - 1.0).abs() < 1e-12, "{sum}");
     }
@@ -440,7 +451,7 @@ mod tests {
     }
 
     #[test]
-    fn restore_rebuilds_the_same_estimator_and_refuses_extra_cash() {
+    fn restore_rebuilds_the_same_estimator_and_detects_extra_cash() {
         let mut opic = Opic::new();
         crawl(&mut opic, &[&[1, 2], &[2, 3], &[0], &[]], 7);
         let mut rebuilt = Opic::new();
@@ -454,13 +465,23 @@ mod tests {
             assert!((rebuilt.scaled_importance(page) - opic.scaled_importance(page)).abs() < 1e-12);
         }
         let before = rebuilt.state(1);
-        let err = rebuilt.restore(1, PageCash { cash: 2.0, history: 0.0 }).unwrap_err();
-        assert!(matches!(err, RankError::CashExceeded { page: 1, .. }), "{err}");
-        assert_eq!(rebuilt.state(1), before, "nothing changes on error");
         let err = rebuilt.restore(1, PageCash { cash: f64::NAN, history: 0.0 }).unwrap_err();
         assert!(matches!(err, RankError::InvalidState { field: "cash", .. }), "{err}");
+        assert_eq!(rebuilt.state(1), before, "nothing changes on error");
         let err = rebuilt.restore_virtual(PageCash { cash: 0.5, history: 0.0 }).unwrap_err();
         assert!(matches!(err, RankError::NotConserved { quantity: "cash", .. }), "{err}");
+        // A page restored with cash that no page gave up: the virtual page cannot match it.
+        rebuilt.restore(1, PageCash { cash: 5.0, history: 0.0 }).unwrap();
+        let err = rebuilt.restore_virtual(opic.virtual_page()).unwrap_err();
+        assert!(matches!(err, RankError::NotConserved { quantity: "cash", .. }), "{err}");
+        // A restored page's extra cash comes out of the virtual page's: here page 1's spare 0.5.
+        let mut short = Opic::new();
+        short.restore(0, PageCash { cash: 1.5, history: 0.0 }).unwrap();
+        assert_eq!(short.virtual_page().cash, -0.5, "owed until page 1 is restored");
+        short.restore(1, PageCash { cash: 0.5, history: 3.0 }).unwrap();
+        short.restore_virtual(PageCash { cash: 0.0, history: 1.0 }).unwrap();
+        short.check().unwrap();
+        assert_eq!(short.total_history(), 4.0);
     }
 
     #[test]
@@ -469,7 +490,8 @@ mod tests {
         opic.add_page(2);
         assert_eq!(opic.page_count(), 3);
         assert_eq!(opic.scaled_importance(0), 1.0);
-        assert_eq!(opic.importance(0), 0.0);
+        assert_eq!(opic.importance(0), 1.0 / 3.0);
+        assert_eq!(opic.total_cash(), 3.0);
         assert_eq!(opic.scaled_importance(3), 0.0);
         assert!(Opic::with_damping(0.0).is_err() && Opic::with_damping(1.5).is_err());
     }
