@@ -373,8 +373,8 @@ mod tests {
 
     #[test]
     fn a_three_page_cycle_converges_to_a_third_each() {
-        // d = 1: nothing reaches the virtual page, so the raw estimate (5) itself is 1/3 after
-        // every full turn (each page starts with 1 and passes 1 on).
+        // d = 1: nothing reaches the virtual page, so the raw estimate (5) itself tends to 1/3
+        // (the first turn's uneven cash, 1 then 2 then 3 units, weighs less with every turn).
         let mut opic = Opic::with_damping(1.0).unwrap();
         crawl(&mut opic, &[&[1], &[2], &[0]], 3000);
         for page in 0..3 {
