@@ -17,9 +17,10 @@
 //!
 //! Page ids are plain dense `u32` (the frontier store's `PageId(u32)`, unwrapped): the crate
 //! depends on nothing of ours, like `freshet-policy`, so the simulator can use it as well as the
-//! crawler. Everything here is written by hand: OPIC is forty lines over two `Vec`s, and the
-//! graph crates (petgraph, graphalgs) offer neither an online estimator nor the dangling-page
-//! convention of the test web; a dependency would add no checked knowledge.
+//! crawler. Everything here is written by hand: OPIC is forty lines over one `Vec`, no crate
+//! offers it online, and the power iteration is thirty lines whose conventions (dangling pages
+//! spread uniformly, links as a set) must be exactly the test web's and OPIC's; a graph crate
+//! (petgraph has a PageRank) would add a dependency, not checked knowledge.
 //!
 //! ```
 //! use freshet_rank::{CsrGraph, InDegree, Opic, pagerank};
