@@ -193,6 +193,25 @@ mod tests {
     }
 
     #[test]
+    fn template_blocks_survive_a_stream_of_unique_blocks_in_a_small_table() {
+        // 1,000 pages of 20 unique blocks each churn through 64 entries; the two template
+        // blocks (on every page) are never the least counted once counted twice, so they stay,
+        // with exact counts, while the table never grows past its capacity.
+        let config = BoilerplateConfig { capacity: 64, ..BoilerplateConfig::default() };
+        let mut table = HostBoilerplate::new(config);
+        for page in 0..1000u64 {
+            let unique = (0..20).map(|k| 1_000_000 + page * 20 + k);
+            table.learn_hashes(unique.chain([1, 2]));
+            assert!(table.len() <= 64);
+        }
+        assert_eq!(table.pages(), 1000);
+        assert_eq!(table.pages_with(1), 1000);
+        assert_eq!(table.pages_with(2), 1000);
+        assert!(table.is_boilerplate(1) && table.is_boilerplate(2));
+        assert!(!table.is_boilerplate(1_000_000 + 999 * 20));
+    }
+
+    #[test]
     fn eviction_ties_go_to_the_smallest_hash() {
         let config = BoilerplateConfig { capacity: 2, ..BoilerplateConfig::default() };
         let mut table = HostBoilerplate::new(config);
