@@ -12,7 +12,7 @@
 //! ancestor); it knows void elements but not HTML's implied end tags, so dropping
 //! `<p class="date">` left unclosed before a `<div>` would drop the rest of the page (its
 //! `remove()` does exactly that). The stack here applies the implied end tags of HTML
-//! §13.2.6.4.7 that real pages lean on ([`implicitly_closes`]): `p` closed by a block start
+//! §13.2.6.4.7 that real pages lean on (`implied_close`): `p` closed by a block start
 //! tag, `li` by `li`, `dt`/`dd` by either, `td`/`th`/`tr`/table sections by their siblings,
 //! `option` by `option`/`optgroup`, a heading by a heading; an end tag closes its element and
 //! everything opened after it.
