@@ -1,0 +1,224 @@
+//! Host boilerplate: text blocks repeated across a host's pages (a site name, a copyright
+//! line, a "subscribe" box) are the template, not what a page says.
+//!
+//! [`HostBoilerplate`] counts, per block hash, on how many of the host's pages the block was
+//! seen; a block seen on at least [`BoilerplateConfig::min_pages`] pages **and** on at least
+//! [`BoilerplateConfig::min_fraction`] of the pages learned is boilerplate. This is seed
+//! `004_e0cda6b04941d422.txt`'s advice for near-duplicate detection ("eliminating very common
+//! shingles — common headers, footers, etc."), applied per host and per block.
+//!
+//! Memory is bounded by [`BoilerplateConfig::capacity`] block hashes with the Space-Saving
+//! algorithm (Metwally, Agrawal & El Abbadi, "Efficient computation of frequent and top-k
+//! elements in data streams", ICDT 2005): a new hash in a full table evicts the least counted
+//! entry (ties: the smallest hash, for determinism) and inherits its count `c_min` + 1 with an
+//! error bound `c_min`. Each entry's `count − error` is then a lower bound on its true page
+//! count, and the decision uses that bound, so an evicted-and-readmitted block is never taken
+//! for boilerplate on inherited counts. Space-Saving keeps every block whose true count exceeds
+//! `pages / capacity`, so at the defaults any block on more than 1/4,096 of the pages stays.
+//!
+//! A caution for callers: the table changes as it learns, so a block can become boilerplate
+//! between two fetches of a page, and the page's signature then changes once although the page
+//! did not. Learning a host's pages before comparing (the crawler sees a host's pages in its
+//! first crawl cycle), or [`BoilerplateConfig::min_pages`] high enough that the set settles,
+//! keeps this rare.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::text::MainText;
+
+/// When a block counts as boilerplate, and how much the table remembers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoilerplateConfig {
+    /// Most block hashes kept (Space-Saving entries); default 4,096 (about 100 KiB with the
+    /// index: 24 bytes per map entry and 16 per ordered entry, plus overhead).
+    pub capacity: usize,
+    /// Fewest pages a block must be seen on; default 5: on fewer pages, a shared block is as
+    /// likely a coincidence (two pages quoting the same sentence) as a template.
+    pub min_pages: u32,
+    /// Least fraction of the learned pages a block must be seen on; default 0.5: a block on
+    /// half of a host's pages is the template's, not a page's.
+    pub min_fraction: f64,
+}
+
+impl Default for BoilerplateConfig {
+    fn default() -> Self {
+        Self { capacity: 4096, min_pages: 5, min_fraction: 0.5 }
+    }
+}
+
+/// A Space-Saving entry: `count` pages counted, of which up to `error` were inherited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    count: u32,
+    error: u32,
+}
+
+/// Per-host counts of text blocks over the host's pages; see the module docs.
+#[derive(Debug, Clone)]
+pub struct HostBoilerplate {
+    config: BoilerplateConfig,
+    pages: u32,
+    entries: HashMap<u64, Entry>,
+    /// `(count, hash)` of every entry: the least counted is first.
+    by_count: BTreeSet<(u32, u64)>,
+}
+
+impl Default for HostBoilerplate {
+    fn default() -> Self {
+        Self::new(BoilerplateConfig::default())
+    }
+}
+
+impl HostBoilerplate {
+    /// An empty table. A capacity of 0 is taken as 1.
+    #[must_use]
+    pub fn new(config: BoilerplateConfig) -> Self {
+        let config = BoilerplateConfig { capacity: config.capacity.max(1), ..config };
+        Self { config, pages: 0, entries: HashMap::new(), by_count: BTreeSet::new() }
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn config(&self) -> &BoilerplateConfig {
+        &self.config
+    }
+
+    /// Counts one page of the host: each distinct block of `text` once.
+    pub fn learn(&mut self, text: &MainText) {
+        self.learn_hashes(text.blocks().iter().map(crate::TextBlock::hash));
+    }
+
+    /// Counts one page given by its block hashes (repeats within the page count once).
+    pub fn learn_hashes(&mut self, block_hashes: impl IntoIterator<Item = u64>) {
+        let mut hashes: Vec<u64> = block_hashes.into_iter().collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        self.pages = self.pages.saturating_add(1);
+        for hash in hashes {
+            self.count(hash);
+        }
+    }
+
+    fn count(&mut self, hash: u64) {
+        if let Some(entry) = self.entries.get_mut(&hash) {
+            self.by_count.remove(&(entry.count, hash));
+            entry.count = entry.count.saturating_add(1);
+            self.by_count.insert((entry.count, hash));
+            return;
+        }
+        let mut entry = Entry { count: 1, error: 0 };
+        if self.entries.len() >= self.config.capacity
+            && let Some((least, evicted)) = self.by_count.pop_first()
+        {
+            self.entries.remove(&evicted);
+            entry = Entry { count: least.saturating_add(1), error: least };
+        }
+        self.entries.insert(hash, entry);
+        self.by_count.insert((entry.count, hash));
+    }
+
+    /// Pages learned.
+    #[must_use]
+    pub fn pages(&self) -> u32 {
+        self.pages
+    }
+
+    /// Block hashes held (at most the capacity).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing was learned.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// A lower bound on the number of learned pages holding the block `hash` (exact while the
+    /// table never evicted); 0 if not held.
+    #[must_use]
+    pub fn pages_with(&self, hash: u64) -> u32 {
+        self.entries.get(&hash).map_or(0, |entry| entry.count - entry.error)
+    }
+
+    /// Whether the block `hash` is boilerplate: on at least `min_pages` pages and at least
+    /// `min_fraction` of the pages learned (by the lower bound [`Self::pages_with`]).
+    #[must_use]
+    pub fn is_boilerplate(&self, hash: u64) -> bool {
+        let seen = self.pages_with(hash);
+        seen >= self.config.min_pages && f64::from(seen) >= self.config.min_fraction * f64::from(self.pages)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_on_enough_pages_is_boilerplate() {
+        let mut table = HostBoilerplate::default();
+        for page in 0..4u64 {
+            table.learn_hashes([7, 100 + page, 7]);
+        }
+        assert_eq!(table.pages_with(7), 4, "repeats within a page count once");
+        assert!(!table.is_boilerplate(7), "4 pages < min_pages 5");
+        table.learn_hashes([7]);
+        assert!(table.is_boilerplate(7));
+        assert!(!table.is_boilerplate(100));
+        // Fraction: 5 of 11 pages < 0.5.
+        for page in 0..6u64 {
+            table.learn_hashes([200 + page]);
+        }
+        assert_eq!(table.pages(), 11);
+        assert!(!table.is_boilerplate(7));
+    }
+
+    #[test]
+    fn a_full_table_evicts_the_least_counted_and_bounds_the_newcomer() {
+        let config = BoilerplateConfig { capacity: 3, min_pages: 2, min_fraction: 0.0 };
+        let mut table = HostBoilerplate::new(config);
+        table.learn_hashes([1, 2, 3]);
+        table.learn_hashes([1, 2]);
+        // 3 has the least count (1): hash 4 evicts it, counts 2 with error 1.
+        table.learn_hashes([4]);
+        assert_eq!(table.len(), 3);
+        assert_eq!(table.pages_with(3), 0);
+        assert_eq!(table.pages_with(4), 1);
+        assert!(!table.is_boilerplate(4), "inherited counts are not evidence");
+        table.learn_hashes([4]);
+        assert_eq!(table.pages_with(4), 2);
+        assert!(table.is_boilerplate(4));
+        assert!(table.is_boilerplate(1));
+    }
+
+    #[test]
+    fn template_blocks_survive_a_stream_of_unique_blocks_in_a_small_table() {
+        // 1,000 pages of 20 unique blocks each churn through 64 entries; the two template
+        // blocks (on every page) are never the least counted once counted twice, so they stay,
+        // with exact counts, while the table never grows past its capacity.
+        let config = BoilerplateConfig { capacity: 64, ..BoilerplateConfig::default() };
+        let mut table = HostBoilerplate::new(config);
+        for page in 0..1000u64 {
+            let unique = (0..20).map(|k| 1_000_000 + page * 20 + k);
+            table.learn_hashes(unique.chain([1, 2]));
+            assert!(table.len() <= 64);
+        }
+        assert_eq!(table.pages(), 1000);
+        assert_eq!(table.pages_with(1), 1000);
+        assert_eq!(table.pages_with(2), 1000);
+        assert!(table.is_boilerplate(1) && table.is_boilerplate(2));
+        assert!(!table.is_boilerplate(1_000_000 + 999 * 20));
+    }
+
+    #[test]
+    fn eviction_ties_go_to_the_smallest_hash() {
+        let config = BoilerplateConfig { capacity: 2, ..BoilerplateConfig::default() };
+        let mut table = HostBoilerplate::new(config);
+        table.learn_hashes([9, 5]);
+        table.learn_hashes([6]);
+        assert_eq!(table.pages_with(5), 0);
+        assert_eq!(table.pages_with(9), 1);
+        assert_eq!(table.len(), 2);
+    }
+}

@@ -1,0 +1,403 @@
+//! Main-text extraction: one streaming `lol_html` pass that keeps the text a reader sees and
+//! drops what repeats or rotates around it, then normalises it into words grouped in blocks.
+//!
+//! The pass builds no tree. An element handler on every element and an end-tag handler on
+//! every element that can have content keep a stack of open elements; a document text handler
+//! keeps a text chunk unless an open element is noise ([`DROPPED_ELEMENTS`], a class or id
+//! token in [`NOISE_TOKENS`], `hidden`, `aria-hidden="true"`). Every element that is not
+//! inline ([`INLINE_ELEMENTS`]) starts and ends a block, the unit of the host boilerplate
+//! table. Comments and the doctype are not text.
+//!
+//! Why an own stack: `lol_html` closes an element only at its end tag (or the end tag of an
+//! ancestor); it knows void elements but not HTML's implied end tags, so dropping
+//! `<p class="date">` left unclosed before a `<div>` would drop the rest of the page (its
+//! `remove()` does exactly that). The stack here applies the implied end tags of HTML
+//! §13.2.6.4.7 that real pages lean on (`implied_close`): `p` closed by a block start
+//! tag, `li` by `li`, `dt`/`dd` by either, `td`/`th`/`tr`/table sections by their siblings,
+//! `option` by `option`/`optgroup`, a heading by a heading; an end tag closes its element and
+//! everything opened after it.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use lol_html::html_content::Element;
+use lol_html::{HtmlRewriter, Settings, doc_text, element};
+
+use crate::text::{MainText, TextBlock};
+
+/// Elements removed with everything inside them: code and styling (`script`, `style`,
+/// `template`, `noscript`), drawings and embeds (`svg`, `canvas`, `iframe`, `object`, `noembed`,
+/// `noframes`), controls (`form`, `select`, `button`), and the page furniture that HTML5 names
+/// (`nav`, `header`, `footer`, `aside`). The furniture carries menus, session links, dates and
+/// "related" lists that change independently of what the page says.
+///
+/// A trade-off: an article's own `<header>` (its headline) is dropped with the rest; the
+/// `<title>` and any `<h1>` outside `<header>` still carry the headline.
+pub const DROPPED_ELEMENTS: &[&str] = &[
+    "script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "noembed", "noframes",
+    "nav", "header", "footer", "aside", "form", "select", "button",
+];
+
+/// Class or id tokens that name likely noise, after Readability's "unlikely candidates"
+/// (Mozilla Readability, `REGEXPS.unlikelyCandidates`): advertising, consent banners, sharing
+/// and comment widgets, the page furniture again, and the stamps that change on every request
+/// (`timestamp`, `served`, `date`).
+///
+/// Matching is by whole token, not by substring: a class or id value is cut at every character
+/// that is not an ASCII letter or digit and at every lower-to-upper case step (`adSlot` →
+/// `ad`, `slot`), and each token is compared ignoring ASCII case. So `ad-banner`, `top_ad` and
+/// `adSlot` match `ad`, while `head`, `shadow`, `download` and `update` do not match anything.
+/// The structural elements of [`NEVER_NOISE_BY_CLASS`] are never dropped for their class
+/// (`<body class="has-sidebar">` keeps the page).
+pub const NOISE_TOKENS: &[&str] = &[
+    "ad",
+    "ads",
+    "adv",
+    "advert",
+    "adverts",
+    "advertisement",
+    "advertising",
+    "banner",
+    "sponsor",
+    "sponsored",
+    "promo",
+    "promoted",
+    "cookie",
+    "cookies",
+    "consent",
+    "gdpr",
+    "share",
+    "sharing",
+    "social",
+    "comment",
+    "comments",
+    "disqus",
+    "timestamp",
+    "served",
+    "date",
+    "dateline",
+    "sidebar",
+    "widget",
+    "related",
+    "recommended",
+    "newsletter",
+    "popup",
+    "modal",
+    "breadcrumb",
+    "breadcrumbs",
+    "menu",
+    "nav",
+    "navbar",
+    "masthead",
+    "header",
+    "footer",
+    "skyscraper",
+    "outbrain",
+    "taboola",
+];
+
+/// Elements whose class or id never makes them noise: dropping one would drop the page.
+pub const NEVER_NOISE_BY_CLASS: &[&str] = &["html", "head", "body", "main", "article"];
+
+/// Elements that do not end a text block (phrasing content that flows within a line). Every
+/// other element, known or not, starts and ends a block.
+pub const INLINE_ELEMENTS: &[&str] = &[
+    "a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins",
+    "kbd", "label", "mark", "nobr", "q", "rp", "rt", "ruby", "s", "samp", "small", "span", "strike",
+    "strong", "sub", "sup", "time", "tt", "u", "var", "wbr",
+];
+
+/// Extracts the main text of `html` (already decoded to UTF-8). Never fails: a page the parser
+/// gives up on keeps the text read up to there, and [`MainText::parse_error`] says why.
+pub(crate) fn main_text(html: &str) -> MainText {
+    let walker = Rc::new(RefCell::new(Walker::default()));
+    let on_element = Rc::clone(&walker);
+    let on_text = Rc::clone(&walker);
+    let settings = Settings::new()
+        // Non-strict: ambiguous markup (`<select><xmp>…`) is parsed as best it can be rather
+        // than aborting the page; a fingerprint wants a deterministic answer, not a refusal.
+        .with_strict(false)
+        .append_element_content_handler(element!("*", move |el| {
+            open_element(&on_element, el);
+            Ok(())
+        }))
+        .append_document_content_handler(doc_text!(move |chunk| {
+            on_text.borrow_mut().text(chunk.as_str(), chunk.last_in_text_node());
+            Ok(())
+        }));
+    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+    let parse_error = match rewriter.write(html.as_bytes()) {
+        Ok(()) => rewriter.end().err().map(|error| error.to_string()),
+        Err(error) => Some(error.to_string()),
+    };
+    let mut walker = walker.take();
+    walker.flush();
+    MainText::new(walker.blocks, parse_error)
+}
+
+/// The element handler: pushes `el` on the walker's stack and arranges for its end tag to
+/// pop it.
+fn open_element(walker: &Rc<RefCell<Walker>>, el: &mut Element<'_, '_>) {
+    let name = el.tag_name();
+    let mut state = walker.borrow_mut();
+    state.close_implied_by(&name);
+    // Inside dropped content nothing is kept, so the attributes need no look.
+    let dropped = state.dropped_open == 0 && is_noise(el, &name);
+    let block = !INLINE_ELEMENTS.contains(&name.as_str());
+    if block {
+        state.flush();
+    }
+    // Void elements (and self-closed foreign ones) have no content and no end tag.
+    let Some(end_tag_handlers) = el.end_tag_handlers() else { return };
+    let id = state.push(name, dropped, block);
+    let walker = Rc::clone(walker);
+    end_tag_handlers.push(Box::new(move |_end| {
+        walker.borrow_mut().close(id);
+        Ok(())
+    }));
+}
+
+/// An element open on the walker's stack.
+#[derive(Debug)]
+struct Open {
+    /// Sequence number, so that an end tag finds its own element (or none, if an implied end
+    /// tag closed it already).
+    id: u64,
+    name: String,
+    dropped: bool,
+    block: bool,
+}
+
+/// The state of the pass: open elements, the text of the current node and block, blocks so far.
+#[derive(Debug, Default)]
+struct Walker {
+    stack: Vec<Open>,
+    next_id: u64,
+    /// Open elements that are noise: text is kept only while this is 0.
+    dropped_open: usize,
+    /// Raw HTML text (character references still in) of the text node being read.
+    node: String,
+    /// Text (references decoded) of the block being read.
+    block: String,
+    blocks: Vec<TextBlock>,
+}
+
+impl Walker {
+    fn push(&mut self, name: String, dropped: bool, block: bool) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.dropped_open += usize::from(dropped);
+        self.stack.push(Open { id, name, dropped, block });
+        id
+    }
+
+    /// Closes the element `id` and everything opened after it, if it is still open.
+    fn close(&mut self, id: u64) {
+        if let Some(index) = self.stack.iter().rposition(|open| open.id == id) {
+            self.pop_to(index);
+        }
+    }
+
+    /// Closes what a start tag `name` implies closed.
+    fn close_implied_by(&mut self, name: &str) {
+        if let Some(index) = implied_close(&self.stack, name) {
+            self.pop_to(index);
+        }
+    }
+
+    /// Pops the stack down to `index` (inclusive).
+    fn pop_to(&mut self, index: usize) {
+        while self.stack.len() > index {
+            let Some(open) = self.stack.pop() else { break };
+            self.dropped_open -= usize::from(open.dropped);
+            if open.block {
+                self.flush();
+            }
+        }
+    }
+
+    /// A chunk of a text node as it stands in the HTML; `last`: the node ends with it.
+    /// Character references are decoded per text node, as the HTML tokenizer does (a
+    /// reference cut by a tag, `&am<b>p;`, is not one).
+    fn text(&mut self, chunk: &str, last: bool) {
+        if self.dropped_open == 0 {
+            self.node.push_str(chunk);
+        }
+        if last {
+            self.end_text_node();
+        }
+    }
+
+    fn end_text_node(&mut self) {
+        if self.node.contains('&') {
+            self.block.push_str(&htmlize::unescape(self.node.as_str()));
+        } else {
+            self.block.push_str(&self.node);
+        }
+        self.node.clear();
+    }
+
+    /// Ends the current block.
+    fn flush(&mut self) {
+        self.end_text_node();
+        if !self.block.is_empty() {
+            self.blocks.extend(TextBlock::from_text(&self.block));
+            self.block.clear();
+        }
+    }
+}
+
+/// Start tags that close an open `p` (HTML §13.2.6.4.7, "in body": the tags whose rule says "if
+/// the stack of open elements has a p element in button scope, close a p element").
+const CLOSES_P: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "center",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "li",
+    "dd",
+    "dt",
+    "listing",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "plaintext",
+    "pre",
+    "search",
+    "section",
+    "summary",
+    "table",
+    "ul",
+    "xmp",
+];
+
+/// Elements that end every search for an element to close (HTML's "scope" elements, and
+/// `body`/`html`): a `div` inside a `td` does not close a `p` around the table.
+const SCOPE_BOUNDARIES: &[&str] =
+    &["html", "body", "table", "td", "th", "caption", "button", "object", "template", "marquee", "applet"];
+
+const HEADINGS: &[&str] = &["h1", "h2", "h3", "h4", "h5", "h6"];
+
+/// The lowest index of `stack` that the start tag `start` implicitly closes (with everything
+/// above it), if any: HTML's implied end tags, simplified to the cases that decide where text
+/// belongs. Each rule looks down the stack for its targets and gives up at its own stops or at
+/// a [`SCOPE_BOUNDARIES`] element.
+fn implied_close(stack: &[Open], start: &str) -> Option<usize> {
+    let mut lowest: Option<usize> = None;
+    let mut search = |targets: &[&str], stops: &[&str]| {
+        for (index, open) in stack.iter().enumerate().rev() {
+            let name = open.name.as_str();
+            if targets.contains(&name) {
+                lowest = Some(lowest.map_or(index, |lowest| lowest.min(index)));
+                return;
+            }
+            if stops.contains(&name) || SCOPE_BOUNDARIES.contains(&name) {
+                return;
+            }
+        }
+    };
+    if CLOSES_P.contains(&start) {
+        search(&["p"], &[]);
+    }
+    match start {
+        "li" => search(&["li"], &["ul", "ol", "menu"]),
+        "dt" | "dd" => search(&["dt", "dd"], &["dl"]),
+        "td" | "th" => search(&["td", "th"], &["tr"]),
+        "tr" => search(&["tr"], &[]),
+        "tbody" | "thead" | "tfoot" => search(&["tbody", "thead", "tfoot"], &[]),
+        "option" => search(&["option"], &["select", "datalist"]),
+        "optgroup" => search(&["option", "optgroup"], &["select", "datalist"]),
+        _ => {}
+    }
+    // A heading start tag closes a heading only when that heading is the current element.
+    if HEADINGS.contains(&start) && stack.last().is_some_and(|open| HEADINGS.contains(&open.name.as_str())) {
+        let top = stack.len() - 1;
+        lowest = Some(lowest.map_or(top, |lowest| lowest.min(top)));
+    }
+    lowest
+}
+
+/// Whether the element `el` named `name` (lower case) is noise: see [`DROPPED_ELEMENTS`].
+fn is_noise(el: &Element<'_, '_>, name: &str) -> bool {
+    if DROPPED_ELEMENTS.contains(&name) {
+        return true;
+    }
+    if el.has_attribute("hidden")
+        || el.get_attribute("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+    {
+        return true;
+    }
+    if NEVER_NOISE_BY_CLASS.contains(&name) {
+        return false;
+    }
+    ["class", "id"].iter().any(|attribute| el.get_attribute(attribute).is_some_and(|v| names_noise(&v)))
+}
+
+/// Whether a class or id value holds a token of [`NOISE_TOKENS`] (see there for the cut).
+pub(crate) fn names_noise(value: &str) -> bool {
+    let mut start = 0;
+    let mut previous_lower = false;
+    let bytes = value.as_bytes();
+    for (i, &byte) in bytes.iter().enumerate() {
+        let cut_before = byte.is_ascii_uppercase() && previous_lower;
+        if !byte.is_ascii_alphanumeric() || cut_before {
+            if is_noise_token(&bytes[start..i]) {
+                return true;
+            }
+            start = if byte.is_ascii_alphanumeric() { i } else { i + 1 };
+        }
+        previous_lower = byte.is_ascii_lowercase() || byte.is_ascii_digit();
+    }
+    is_noise_token(&bytes[start..])
+}
+
+/// Whether `token` (bytes of a class or id value; slicing bytes needs no character
+/// boundaries) is one of [`NOISE_TOKENS`], ignoring ASCII case.
+fn is_noise_token(token: &[u8]) -> bool {
+    !token.is_empty() && NOISE_TOKENS.iter().any(|noise| noise.as_bytes().eq_ignore_ascii_case(token))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_tokens_are_whole_words() {
+        for noisy in ["ad", "AD", "ad-banner", "top_ad", "adSlot", "x ads y", "cookie-consent", "served"] {
+            assert!(names_noise(noisy), "{noisy}");
+        }
+        for clean in ["head", "shadow", "download", "update", "article-body", "x1", "", "-", "leading"] {
+            assert!(!names_noise(clean), "{clean}");
+        }
+    }
+
+    #[test]
+    fn non_ascii_class_values_are_cut_at_their_characters() {
+        // Each byte of a multi-byte character is not ASCII alphanumeric: it cuts.
+        assert!(names_noise("é-ad"));
+        assert!(names_noise("adé"));
+        assert!(!names_noise("éàü"));
+    }
+}

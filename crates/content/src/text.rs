@@ -1,0 +1,169 @@
+//! The main text of a page as normalised words in blocks, and the normalisation itself.
+//!
+//! Normalised means: character references decoded (`&amp;` → `&`, by `htmlize`, the HTML
+//! tokenizer's rules for text, per text node in [`crate::extract`]), lower-cased with Unicode's full case mapping
+//! (`char::to_lowercase`), cut into words at every character that is not alphanumeric
+//! (`char::is_alphanumeric`, Unicode-aware: `Straße`, `Ελλάδα` and `東京` are words), and the
+//! words joined by one space. Punctuation and whitespace thus never count, and neither does
+//! the source's line wrapping.
+//!
+//! A limitation: scripts written without spaces (Chinese, Japanese, Thai) become one "word"
+//! per run of letters, which makes their shingles coarse; segmenting them (UAX #29 or a
+//! dictionary) is left for when such pages matter.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::extract;
+
+/// The text of one block-level element (a paragraph, a list item, a heading…), normalised, and
+/// its 64-bit hash: the unit the host boilerplate table counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextBlock {
+    text: String,
+    hash: u64,
+}
+
+impl TextBlock {
+    /// The block of `text` (character references decoded) normalised; `None` if it holds no
+    /// word.
+    pub(crate) fn from_text(text: &str) -> Option<Self> {
+        let text = normalise(text);
+        if text.is_empty() {
+            return None;
+        }
+        let hash = xxh3_64(text.as_bytes());
+        Some(Self { text, hash })
+    }
+
+    /// The normalised text: lower-case words joined by single spaces.
+    #[must_use]
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// xxh3-64 of [`TextBlock::text`].
+    #[must_use]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The block's words in order.
+    pub fn words(&self) -> impl Iterator<Item = &str> {
+        self.text.split(' ')
+    }
+}
+
+/// What a page says: the normalised text of its blocks in document order, noise elements
+/// removed (see [`crate::extract`]'s lists). Made by [`MainText::from_html`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MainText {
+    blocks: Vec<TextBlock>,
+    parse_error: Option<String>,
+}
+
+impl MainText {
+    pub(crate) fn new(blocks: Vec<TextBlock>, parse_error: Option<String>) -> Self {
+        Self { blocks, parse_error }
+    }
+
+    /// The main text of `html` (a whole page or a fragment, already decoded to UTF-8): one
+    /// streaming pass of `lol_html`; see the crate docs for what is dropped.
+    #[must_use]
+    pub fn from_html(html: &str) -> Self {
+        extract::main_text(html)
+    }
+
+    /// The blocks, in document order; none is empty.
+    #[must_use]
+    pub fn blocks(&self) -> &[TextBlock] {
+        &self.blocks
+    }
+
+    /// All words, in document order.
+    pub fn words(&self) -> impl Iterator<Item = &str> {
+        self.blocks.iter().flat_map(TextBlock::words)
+    }
+
+    /// Number of words.
+    #[must_use]
+    pub fn word_count(&self) -> usize {
+        self.blocks.iter().map(|block| block.words().count()).sum()
+    }
+
+    /// The words joined by single spaces (what the exact fingerprint hashes when no block is
+    /// boilerplate).
+    #[must_use]
+    pub fn joined(&self) -> String {
+        let mut joined = String::new();
+        for word in self.words() {
+            if !joined.is_empty() {
+                joined.push(' ');
+            }
+            joined.push_str(word);
+        }
+        joined
+    }
+
+    /// Why the parser stopped early, if it did (the text read until then is kept). `lol_html`
+    /// runs non-strict here, so this is rare: a memory limit or an internal error.
+    #[must_use]
+    pub fn parse_error(&self) -> Option<&str> {
+        self.parse_error.as_deref()
+    }
+}
+
+/// `text` lower-cased and cut into words at non-alphanumeric characters, joined by one space.
+#[must_use]
+pub fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_word = false;
+    for ch in text.chars() {
+        if ch.is_ascii_alphanumeric() {
+            if !in_word && !out.is_empty() {
+                out.push(' ');
+            }
+            out.push(ch.to_ascii_lowercase());
+            in_word = true;
+        } else if !ch.is_ascii() && ch.is_alphanumeric() {
+            if !in_word && !out.is_empty() {
+                out.push(' ');
+            }
+            out.extend(ch.to_lowercase());
+            in_word = true;
+        } else {
+            in_word = false;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn normalise_lowercases_and_splits_on_non_alphanumerics() {
+        assert_eq!(normalise("  Hello,   World!\n\tIt's 2026 "), "hello world it s 2026");
+        assert_eq!(normalise("Straße ΕΛΛΆΔΑ naïve"), "straße ελλάδα naïve");
+        assert_eq!(normalise("a—b–c…d"), "a b c d");
+        assert_eq!(normalise(" \n\t"), "");
+    }
+
+    #[test]
+    fn unicode_lowercase_may_grow_a_word() {
+        // U+0130 LATIN CAPITAL LETTER I WITH DOT ABOVE lower-cases to `i` + U+0307; the
+        // combining mark stays in the word it belongs to.
+        assert_eq!(normalise("İstanbul"), "i\u{307}stanbul");
+    }
+
+    #[test]
+    fn blocks_hash_their_normalised_text() {
+        let block = TextBlock::from_text("Fish & Chips <b> café A").unwrap();
+        assert_eq!(block.text(), "fish chips b café a");
+        assert_eq!(block.hash(), xxh3_64(b"fish chips b caf\xc3\xa9 a"));
+        assert_eq!(block.words().collect::<Vec<_>>(), ["fish", "chips", "b", "café", "a"]);
+        assert!(TextBlock::from_text(" \u{a0} ").is_none());
+    }
+}
