@@ -8,6 +8,7 @@ use freshet_robots::CachePolicy;
 use freshet_url::{Scope, Url};
 
 use crate::error::{CrawlError, Result};
+use crate::importance::Importance;
 use crate::revisit::Revisit;
 
 /// One day in seconds, the scheduler's unit of time being the second.
@@ -51,6 +52,8 @@ pub struct CrawlConfig {
     pub warc_max_file_bytes: u64,
     /// How fetched pages are revisited (see [`crate::revisit`]). Default: freshet's policy.
     pub revisit: Revisit,
+    /// Where page weights come from (see [`crate::importance`]). Default: OPIC.
+    pub importance: Importance,
     /// Nutch's interval bounds for [`Revisit::Nutch`], seconds: `db.fetch.schedule.adaptive`'s
     /// `min_interval` (60 s) and `max_interval` (365 days) by default.
     pub nutch_interval_bounds: (f64, f64),
@@ -80,6 +83,7 @@ impl CrawlConfig {
             max_back_offs: 5,
             warc_max_file_bytes: freshet_warc::DEFAULT_MAX_FILE_BYTES,
             revisit: Revisit::Freshet,
+            importance: Importance::Opic,
             nutch_interval_bounds: (60.0, 365.0 * DAY),
             max_failures: 3,
         }

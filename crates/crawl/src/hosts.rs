@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use freshet_content::HostBoilerplate;
 use freshet_robots::{Access, RobotsEntry};
 use freshet_schedule::online::PageId;
 use freshet_url::Url;
@@ -24,6 +25,9 @@ pub(crate) struct HostState {
     /// Set when the fetcher refused the host's addresses (loopback, private… without
     /// `allow_private`): no page of it can be fetched, so none is tried.
     pub(crate) refused: Option<String>,
+    /// Text blocks repeated across the host's pages (template, not content), left out of the
+    /// main-text signatures.
+    pub(crate) boilerplate: HostBoilerplate,
 }
 
 /// What robots.txt says about one URL now.
@@ -44,7 +48,15 @@ pub(crate) enum Verdict {
 
 impl HostState {
     pub(crate) fn new(robots_url: Url, delay: Duration) -> Self {
-        Self { robots_url, robots: None, delay, not_before: None, unchecked: Vec::new(), refused: None }
+        Self {
+            robots_url,
+            robots: None,
+            delay,
+            not_before: None,
+            unchecked: Vec::new(),
+            refused: None,
+            boilerplate: HostBoilerplate::default(),
+        }
     }
 
     /// The verdict for `path_and_query` at Unix time `now`, for the crawler `agent`.

@@ -32,8 +32,8 @@ use std::sync::Arc;
 
 use freshet_rank::{InDegree, Opic, PageCash};
 
-/// The smallest weight handed to the scheduler (it needs `w > 0`; a page no fetched page links
-/// to has in-degree 0).
+/// The smallest weight handed to the scheduler (it needs `w > 0`; the estimators answer 0 for
+/// a page they do not know).
 const MIN_WEIGHT: f64 = 1e-6;
 
 /// Where page weights come from.
@@ -157,7 +157,10 @@ mod tests {
         degree.add(0);
         degree.add(1);
         degree.fetched(0, &[1]);
-        assert!(degree.weight(1, "") > degree.weight(0, ""));
-        assert_eq!(degree.weight(0, ""), MIN_WEIGHT);
+        // In-degree plus one, mean 1: 2/3 and 4/3.
+        assert!((degree.weight(0, "") - 2.0 / 3.0).abs() < 1e-12);
+        assert!((degree.weight(1, "") - 4.0 / 3.0).abs() < 1e-12);
+        // An unknown page weighs nothing to the estimator: the floor keeps it schedulable.
+        assert_eq!(degree.weight(7, ""), MIN_WEIGHT);
     }
 }

@@ -39,6 +39,7 @@
 //!   relative intervals at the same budget as the others.
 //! * [`Revisit::Once`]: a page is fetched once and not revisited (a one-pass crawl).
 
+use freshet_content::Signature;
 use freshet_estimate::{ChangeHistory, GammaPrior, RateEstimate};
 
 /// How a crawl revisits the pages it has fetched.
@@ -108,11 +109,19 @@ pub struct PageMemory {
     pub nutch_interval: f64,
     /// Failed fetches in a row (a success resets it).
     pub failures: u32,
+    /// The page's OPIC history at its last completion (see [`crate::importance`]).
+    pub opic_history: f64,
 }
 
 impl Default for PageMemory {
     fn default() -> Self {
-        Self { history: ChangeHistory::new(), last_content: None, nutch_interval: 0.0, failures: 0 }
+        Self {
+            history: ChangeHistory::new(),
+            last_content: None,
+            nutch_interval: 0.0,
+            failures: 0,
+            opic_history: 0.0,
+        }
     }
 }
 
@@ -124,10 +133,10 @@ pub struct CorruptMemory(pub &'static str);
 impl PageMemory {
     const FORMAT: u8 = 1;
     /// Length of the byte form.
-    pub const ENCODED_LEN: usize = 1 + ChangeHistory::ENCODED_LEN + 8 + 8 + 4;
+    pub const ENCODED_LEN: usize = 1 + ChangeHistory::ENCODED_LEN + 8 + 8 + 4 + 8;
 
     /// The byte form: format byte, the history's bytes, `last_content` (NaN for none),
-    /// `nutch_interval`, `failures`; little-endian.
+    /// `nutch_interval`, `failures`, `opic_history`; little-endian.
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(Self::ENCODED_LEN);
@@ -136,6 +145,7 @@ impl PageMemory {
         out.extend_from_slice(&self.last_content.unwrap_or(f64::NAN).to_le_bytes());
         out.extend_from_slice(&self.nutch_interval.to_le_bytes());
         out.extend_from_slice(&self.failures.to_le_bytes());
+        out.extend_from_slice(&self.opic_history.to_le_bytes());
         out
     }
 
@@ -163,7 +173,9 @@ impl PageMemory {
         let mut raw = [0u8; 4];
         raw.copy_from_slice(&bytes[history_end + 16..history_end + 20]);
         let failures = u32::from_le_bytes(raw);
-        if !(nutch_interval.is_finite() && nutch_interval >= 0.0) || last_content.is_infinite() {
+        let opic_history = f64_at(history_end + 20);
+        let non_negative = |value: f64| value.is_finite() && value >= 0.0;
+        if !(non_negative(nutch_interval) && non_negative(opic_history)) || last_content.is_infinite() {
             return Err(CorruptMemory("a time is not finite"));
         }
         Ok(Self {
@@ -171,6 +183,7 @@ impl PageMemory {
             last_content: (!last_content.is_nan()).then_some(last_content),
             nutch_interval,
             failures,
+            opic_history,
         })
     }
 }
@@ -188,18 +201,24 @@ pub enum ContentCheck {
 
 impl ContentCheck {
     /// Compares a new fetch with the copy held: `not_modified` for a 304; otherwise the
-    /// fingerprints (opaque bytes; empty means none).
+    /// fingerprints (empty means none). Two main-text signatures (`freshet-content`, HTML
+    /// pages) are compared by its verdict: equal main text, or a SimHash within
+    /// [`freshet_content::DEFAULT_THRESHOLD`] bits, is unchanged, so rotating ads, timestamps
+    /// and session tokens are not changes. Any other fingerprints (the xxh3 of a non-HTML
+    /// body) must be equal.
     #[must_use]
     pub fn of(not_modified: bool, previous: &[u8], current: &[u8]) -> Self {
         if not_modified {
-            Self::Unchanged
-        } else if previous.is_empty() || current.is_empty() {
-            Self::Unknown
-        } else if previous == current {
-            Self::Unchanged
-        } else {
-            Self::Changed
+            return Self::Unchanged;
         }
+        if previous.is_empty() || current.is_empty() {
+            return Self::Unknown;
+        }
+        let changed = match (Signature::from_bytes(previous), Signature::from_bytes(current)) {
+            (Ok(previous), Ok(current)) => freshet_content::changed(&previous, &current),
+            _ => previous != current,
+        };
+        if changed { Self::Changed } else { Self::Unchanged }
     }
 }
 
@@ -312,7 +331,8 @@ mod tests {
 
     #[test]
     fn memory_survives_its_bytes() {
-        let mut memory = PageMemory { nutch_interval: 86_400.0, failures: 2, ..PageMemory::default() };
+        let mut memory =
+            PageMemory { nutch_interval: 86_400.0, failures: 2, opic_history: 3.5, ..PageMemory::default() };
         assert!(!observe(&mut memory, 100.0, ContentCheck::Unknown, None));
         assert!(observe(&mut memory, 200.0, ContentCheck::Changed, Some(150.0)));
         assert!(observe(&mut memory, 300.0, ContentCheck::Unchanged, Some(150.0)));
@@ -345,6 +365,16 @@ mod tests {
         assert_eq!(ContentCheck::of(false, b"", b"a"), ContentCheck::Unknown);
         assert_eq!(ContentCheck::of(false, b"a", b"a"), ContentCheck::Unchanged);
         assert_eq!(ContentCheck::of(false, b"a", b"b"), ContentCheck::Changed);
+        // Main-text signatures: a rotating ad and a timestamp are not a change; new text is.
+        let article: String = (0..300).map(|i| format!("word{} ", i * 7 % 113)).collect();
+        let page = |noise: &str, text: &str| {
+            format!("<html><body><div class='ad'>{noise}</div><p>Served {noise}</p><article><p>{text}</p></article></body></html>")
+        };
+        let signature = |html: String| Signature::of_html(&html, None).to_bytes();
+        let first = signature(page("boots", &article));
+        assert_eq!(ContentCheck::of(false, &first, &signature(page("hats", &article))), ContentCheck::Unchanged);
+        let rewritten: String = (0..300).map(|i| format!("term{} ", i * 11 % 97)).collect();
+        assert_eq!(ContentCheck::of(false, &first, &signature(page("boots", &rewritten))), ContentCheck::Changed);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::time::SystemTime;
 
+use freshet_content::{MainText, Signature};
 use freshet_fetch::links::{LinkOptions, extract_links};
 use freshet_fetch::{Fetch, Outcome, Truncated, Validators};
 use freshet_frontier::{Completion, FrontierStore as _, HostPoliteness, Op};
@@ -89,6 +90,7 @@ impl Crawler {
                 line.detail = Some(format!("given up after {} back-offs", self.config.max_back_offs));
             }
             Outcome::Ok { .. } => {
+                let first = self.pending_urls.len();
                 if let Some(content) = fetch.content.as_ref().filter(|_| is_html(fetch)) {
                     let options =
                         LinkOptions { robots_agent: Some(self.agent.clone()), ..LinkOptions::default() };
@@ -99,11 +101,18 @@ impl Crawler {
                         self.discover(link.url, depth + 1, Some(job.page));
                     }
                 }
+                self.link_sources.push((job.page, first..self.pending_urls.len()));
+            }
+            Outcome::NotModified => {
+                let links = self.cached_links(job.page);
+                self.follow_links(job.page, links);
             }
             Outcome::Redirect { location, .. } => {
                 // The target is a link like any other: it goes through scope, the seen set,
-                // robots.txt and its host's politeness.
+                // robots.txt and its host's politeness. Importance follows it whole.
+                let first = self.pending_urls.len();
                 self.discover(location.clone(), depth + 1, Some(job.page));
+                self.link_sources.push((job.page, first..self.pending_urls.len()));
             }
             _ => {}
         }
@@ -134,11 +143,13 @@ impl Crawler {
         let outcome = fetch.map(|fetch| &fetch.outcome);
         let not_modified = matches!(outcome, Some(Outcome::NotModified));
         let content = not_modified || matches!(outcome, Some(Outcome::Ok { .. }));
-        let new_fingerprint = match (outcome, fetch.and_then(|fetch| fetch.fingerprint)) {
-            (Some(Outcome::Ok { .. }), Some(print)) => print.to_be_bytes().to_vec(),
+        let mut memory = **memory;
+        let new_fingerprint = match fetch {
+            Some(fetch) if fetch.outcome.is_ok() => {
+                self.content_fingerprint(job.host, fetch, memory.last_content.is_none())?
+            }
             _ => fingerprint.clone(),
         };
-        let mut memory = **memory;
         let observation = content.then(|| {
             let check = ContentCheck::of(not_modified, fingerprint, &new_fingerprint);
             let modified = last_modified.as_deref().and_then(http_date_unix);
@@ -161,8 +172,10 @@ impl Crawler {
         let keep = self.config.revisit != Revisit::Once
             && (content || (!gone && memory.failures < self.config.max_failures));
         let had_data = job_had_data(&job.kind);
+        memory.opic_history = self.weights.history(job.page.0);
         let (new_weight, new_rate) = if keep {
-            self.revisit_parameters(job.host, &mut memory, observation, (*weight, *change_rate), had_data)
+            let importance = self.weights.weight(job.page.0, job.url.as_str());
+            self.revisit_parameters(job.host, &mut memory, observation, (importance, *change_rate), had_data)
         } else {
             if had_data && self.config.revisit == Revisit::Freshet {
                 self.host_rates_mut(job.host).remove(*change_rate);
@@ -189,6 +202,29 @@ impl Crawler {
         }
         self.scheduler.fetched(job.page, done, now)?;
         Ok(())
+    }
+
+    /// The fingerprint of a 2xx body: the main-text signature of an HTML page
+    /// (`freshet-content`: markup, scripts, noise elements and the host's boilerplate left
+    /// out), else the xxh3-128 of the body (empty if the body is incomplete). A page's first
+    /// fetch also teaches its host's boilerplate table (only the first, so that a page fetched
+    /// often does not count as many pages).
+    fn content_fingerprint(
+        &mut self,
+        host: freshet_schedule::online::HostId,
+        fetch: &Fetch,
+        first_fetch: bool,
+    ) -> Result<Vec<u8>> {
+        let Some(content) = fetch.content.as_ref().filter(|_| is_html(fetch) && fetch.truncated.is_none()) else {
+            return Ok(fetch.fingerprint.map(|print| print.to_be_bytes().to_vec()).unwrap_or_default());
+        };
+        let text = MainText::from_html(&String::from_utf8_lossy(content));
+        let state = self.host_mut(host)?;
+        let signature = Signature::of_text(&text, Some(&state.boilerplate));
+        if first_fetch {
+            state.boilerplate.learn(&text);
+        }
+        Ok(signature.to_bytes().to_vec())
     }
 
     /// The `(w, λ)` the revisit policy hands the scheduler after a fetch (see

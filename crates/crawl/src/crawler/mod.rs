@@ -20,7 +20,8 @@ use crate::error::{CrawlError, Result};
 use crate::hosts::{HostState, Verdict};
 use crate::job::{Job, JobKind, JobResult};
 use crate::log::{CrawlLog, LogKind, LogLine};
-use crate::revisit::{HostRates, PageMemory};
+use crate::importance::Weights;
+use crate::revisit::{HostRates, PageMemory, Revisit};
 
 mod complete;
 
@@ -85,6 +86,14 @@ pub struct Crawler {
     back_offs: HashMap<PageId, u32>,
     /// Each host's pooled change-rate prior (indexed by host id).
     host_rates: Vec<HostRates>,
+    /// Page importance (OPIC by default).
+    weights: Weights,
+    /// Pages fetched since the last commit whose links go to the importance estimator once the
+    /// commit has given them ids: the page and the range of its links in `pending_urls`.
+    link_sources: Vec<(PageId, std::ops::Range<usize>)>,
+    /// Each page's kept out-links at its last fetch with content (indexed by page id), passed
+    /// again when it answers 304 (no body, same links). In memory only: 4 bytes a link.
+    link_cache: Vec<Box<[u32]>>,
     page_requests: u64,
     summary: CrawlSummary,
 }
@@ -138,6 +147,9 @@ impl Crawler {
             pending_urls: Vec::new(),
             back_offs: HashMap::new(),
             host_rates: Vec::new(),
+            weights: Weights::new(&config.importance),
+            link_sources: Vec::new(),
+            link_cache: Vec::new(),
             page_requests: 0,
             summary: CrawlSummary {
                 stopped: StopReason::Done,
@@ -186,18 +198,20 @@ impl Crawler {
                 if page.record.depth == 0 {
                     self.seeds.push(parse_stored(&page)?);
                 }
-                if page.record.next_due.is_none() {
-                    continue;
-                }
                 let record = &page.record;
                 let memory = PageMemory::from_bytes(&record.estimator)
                     .map_err(|source| CrawlError::StoredMemory { page: page.id.0, source })?;
+                self.weights.restore(page.id.0, memory.opic_history);
+                if record.next_due.is_none() {
+                    continue;
+                }
                 if memory.history.intervals() > 0 {
                     self.host_rates_mut(record.host).add(record.change_rate);
                 }
                 match record.last_fetch {
                     None => {
-                        self.scheduler.add(page.id, record.host, record.weight, record.change_rate, now)?
+                        let (weight, change_rate) = self.initial_parameters(page.id, record.host, &page.url);
+                        self.scheduler.add(page.id, record.host, weight, change_rate, now)?
                     }
                     Some(last) => self.scheduler.restore(
                         page.id,
@@ -494,8 +508,9 @@ impl Crawler {
         }
         let ops = std::mem::take(&mut self.pending);
         let urls = std::mem::take(&mut self.pending_urls);
+        let link_sources = std::mem::take(&mut self.link_sources);
         let report = self.store.commit(&ops)?;
-        self.admit(&report, urls)?;
+        self.admit(&report, urls, link_sources)?;
         if !self.pending.is_empty() {
             let releases = std::mem::take(&mut self.pending);
             self.store.commit(&releases)?;
@@ -505,29 +520,82 @@ impl Crawler {
 
     /// Declares the new hosts and hands the new pages to the scheduler, except those robots.txt
     /// already disallows (released at once: seen, never fetched).
-    fn admit(&mut self, report: &CommitReport, urls: Vec<Url>) -> Result<()> {
+    fn admit(
+        &mut self,
+        report: &CommitReport,
+        urls: Vec<Url>,
+        link_sources: Vec<(PageId, std::ops::Range<usize>)>,
+    ) -> Result<()> {
         for (host, key) in &report.new_hosts {
             self.declare_host(*host, key, HostPoliteness::default())?;
         }
         let now = unix_now();
-        for (admission, url) in report.admissions.iter().zip(urls) {
+        // Whether each admitted URL is a link the importance estimator should follow: not
+        // disallowed by robots.txt (as far as known), not on a refused host.
+        let mut followed = Vec::with_capacity(urls.len());
+        for (admission, url) in report.admissions.iter().zip(&urls) {
+            let agent = self.agent.clone();
+            let verdict = self.host_mut(admission.host)?.verdict(&agent, freshet_url::path_and_query(url), now);
+            followed.push(!matches!(verdict, Verdict::Disallowed | Verdict::Refused));
             if !admission.is_new {
                 continue;
             }
             self.summary.discovered += 1;
-            let agent = self.agent.clone();
-            let state = self.host_mut(admission.host)?;
-            match state.verdict(&agent, freshet_url::path_and_query(&url), now) {
-                verdict @ (Verdict::Disallowed | Verdict::Refused) => {
-                    self.skip(admission.page, &url, verdict)?;
+            self.weights.add(admission.page.0);
+            match verdict {
+                Verdict::Disallowed | Verdict::Refused => {
+                    self.skip(admission.page, url, verdict)?;
                     continue;
                 }
-                Verdict::Unknown => state.unchecked.push(admission.page),
+                Verdict::Unknown => self.host_mut(admission.host)?.unchecked.push(admission.page),
                 Verdict::Allowed | Verdict::WaitUntil(_) => {}
             }
-            self.scheduler.add(admission.page, admission.host, 1.0, self.config.change_rate_prior, now)?;
+            let (weight, change_rate) = self.initial_parameters(admission.page, admission.host, url.as_str());
+            self.scheduler.add(admission.page, admission.host, weight, change_rate, now)?;
+        }
+        for (page, range) in link_sources {
+            let links: Vec<u32> = range
+                .filter(|&index| followed.get(index).copied().unwrap_or(false))
+                .filter_map(|index| report.admissions.get(index).map(|admission| admission.page.0))
+                .collect();
+            self.follow_links(page, links.into_boxed_slice());
         }
         Ok(())
+    }
+
+    /// `page` was fetched with content and links to `links`: the importance estimator learns
+    /// it, and the links are kept for the page's next 304.
+    pub(crate) fn follow_links(&mut self, page: PageId, links: Box<[u32]>) {
+        self.weights.fetched(page.0, &links);
+        let index = page.0 as usize;
+        if self.link_cache.len() <= index {
+            self.link_cache.resize_with(index + 1, Box::default);
+        }
+        self.link_cache[index] = links;
+    }
+
+    /// The links `page` had at its last fetch with content (empty if none is known).
+    pub(crate) fn cached_links(&self, page: PageId) -> Box<[u32]> {
+        self.link_cache.get(page.0 as usize).cloned().unwrap_or_default()
+    }
+
+    /// The `(w, λ)` a page never fetched starts with, by the revisit policy: its importance
+    /// and its host's prior mean (freshet), equal numbers (uniform), or Nutch's first interval
+    /// (`w = λ = 1/I`, see [`crate::revisit`]).
+    pub(crate) fn initial_parameters(&mut self, page: PageId, host: HostId, url: &str) -> (f64, f64) {
+        let prior = self.config.change_rate_prior;
+        match self.config.revisit {
+            Revisit::Freshet => {
+                let weight = self.weights.weight(page.0, url);
+                (weight, self.host_rates_mut(host).mean(prior))
+            }
+            Revisit::Uniform | Revisit::Once => (1.0, prior),
+            Revisit::Nutch => {
+                let (min, max) = self.config.nutch_interval_bounds;
+                let rate = 1.0 / (1.0 / prior).clamp(min, max);
+                (rate, rate)
+            }
+        }
     }
 }
 
