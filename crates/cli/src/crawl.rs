@@ -6,7 +6,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use freshet_crawl::{CrawlConfig, Crawler, Revisit, StopReason};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use freshet_crawl::{CrawlConfig, Crawler, Importance, Revisit, StopReason};
 use freshet_url::{Scope, Url};
 
 /// `freshet crawl --help`, first part.
@@ -63,6 +66,15 @@ enum RevisitArg {
     Once,
 }
 
+/// Where page weights come from (`freshet_crawl::Importance`).
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ImportanceArg {
+    /// OPIC, learned online from the links followed (Abiteboul et al.; seed 002).
+    Opic,
+    /// Distinct in-links from fetched pages.
+    InDegree,
+}
+
 /// Arguments of `freshet crawl`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct CrawlArgs {
@@ -90,6 +102,13 @@ pub(crate) struct CrawlArgs {
     /// The global budget: page requests per second over all hosts.
     #[arg(long, value_name = "FETCHES_PER_SECOND", default_value_t = 1000.0)]
     rate: f64,
+    /// Where page importance (the weight w of freshet's policy) comes from; --weights overrides.
+    #[arg(long, value_enum, default_value_t = ImportanceArg::Opic)]
+    importance: ImportanceArg,
+    /// Page weights from a CSV file with a header holding `url` and `weight` (URLs are
+    /// canonicalised; pages not listed weigh 1).
+    #[arg(long, value_name = "FILE")]
+    weights: Option<PathBuf>,
     /// The mean time between changes a page is assumed to have before anything is learned
     /// about it (the prior).
     #[arg(long, value_name = "SECONDS", default_value_t = freshet_crawl::DAY)]
@@ -187,6 +206,11 @@ fn build_config(args: &CrawlArgs) -> anyhow::Result<CrawlConfig> {
         bail!("--change-interval {}: expected a positive number of seconds", args.change_interval);
     }
     config.change_rate_prior = 1.0 / args.change_interval;
+    config.importance = match (&args.weights, args.importance) {
+        (Some(file), _) => Importance::Given(Arc::new(read_weights(file)?)),
+        (None, ImportanceArg::Opic) => Importance::Opic,
+        (None, ImportanceArg::InDegree) => Importance::InDegree,
+    };
     config.scope = match args.scope {
         ScopeArg::Host => Scope::Host,
         ScopeArg::Domain => Scope::Domain,
@@ -220,4 +244,33 @@ fn read_seeds(file: &Path) -> anyhow::Result<Vec<Url>> {
         seeds.push(parse_seed(line).with_context(|| format!("{}:{}", file.display(), index + 1))?);
     }
     Ok(seeds)
+}
+
+/// One row of `--weights`.
+#[derive(Debug, serde::Deserialize)]
+struct WeightRow {
+    url: String,
+    weight: f64,
+}
+
+/// `--weights FILE`: canonical URL → weight; a bad row is named by file and line.
+fn read_weights(file: &Path) -> anyhow::Result<HashMap<String, f64>> {
+    let mut reader =
+        csv::Reader::from_path(file).with_context(|| format!("reading --weights {}", file.display()))?;
+    let mut weights = HashMap::new();
+    for row in reader.deserialize::<WeightRow>() {
+        let row = row.with_context(|| format!("--weights {}", file.display()))?;
+        let url = parse_seed(&row.url)
+            .with_context(|| format!("--weights {}: url {:?}", file.display(), row.url))?;
+        if !(row.weight.is_finite() && row.weight > 0.0) {
+            bail!(
+                "--weights {}: weight {} of {}: expected a positive number",
+                file.display(),
+                row.weight,
+                row.url
+            );
+        }
+        weights.insert(url.to_string(), row.weight);
+    }
+    Ok(weights)
 }

@@ -72,6 +72,13 @@ pub(crate) struct DemoArgs {
     /// Seed of the test web.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Pages carry per-request noise (a rotating ad, a timestamp, session tokens in links).
+    #[arg(long)]
+    noise: bool,
+    /// The web sends no ETag or Last-Modified and never answers 304: changes must be told
+    /// from the contents (with --noise, through the noise).
+    #[arg(long)]
+    no_validators: bool,
     /// Where the results go (created if missing; the files named above are overwritten).
     #[arg(long, value_name = "DIR", default_value = "freshet-demo")]
     out: PathBuf,
@@ -125,6 +132,8 @@ struct Summary {
     time_scale: f64,
     duration: f64,
     seed: u64,
+    noise: bool,
+    validators: bool,
 }
 
 /// Runs `freshet demo`.
@@ -171,8 +180,13 @@ fn validate(args: &DemoArgs) -> anyhow::Result<()> {
 async fn crawl_all(args: &DemoArgs, scratch: &Path) -> anyhow::Result<(Web, Vec<Vec<LogEntry>>)> {
     let web_config =
         WebConfig { seed: args.seed, hosts: args.hosts, pages: args.pages, ..WebConfig::default() };
-    let server_config =
-        ServerConfig { web: web_config, time_scale: args.time_scale, ..ServerConfig::default() };
+    let server_config = ServerConfig {
+        web: web_config,
+        time_scale: args.time_scale,
+        noise: args.noise,
+        validators: !args.no_validators,
+        ..ServerConfig::default()
+    };
     let mut servers = Vec::new();
     for _ in POLICIES {
         let server = TestWeb::start(
@@ -346,6 +360,8 @@ fn measure(args: &DemoArgs, web: &Web, logs: &[Vec<LogEntry>]) -> anyhow::Result
         time_scale: args.time_scale,
         duration: args.duration,
         seed: args.seed,
+        noise: args.noise,
+        validators: !args.no_validators,
     })
 }
 

@@ -57,6 +57,9 @@ pub(crate) struct TestwebArgs {
     /// Add per-request noise to pages (rotating ad, timestamp, session token in links).
     #[arg(long)]
     noise: bool,
+    /// Send no ETag or Last-Modified and never answer 304 (a crawler must compare contents).
+    #[arg(long)]
+    no_validators: bool,
 }
 
 /// Runs `freshet testweb` until Ctrl-C.
@@ -69,6 +72,7 @@ pub(crate) fn run(args: &TestwebArgs) -> anyhow::Result<std::process::ExitCode> 
         misbehave,
         settings: MisbehaviourSettings::default(),
         noise: args.noise,
+        validators: !args.no_validators,
     };
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;

@@ -107,6 +107,6 @@ pub mod revisit;
 pub use config::{CrawlConfig, DAY};
 pub use crawler::{CrawlSummary, Crawler, StopReason};
 pub use error::{CrawlError, Result};
-pub use log::{LogKind, LogLine};
 pub use importance::Importance;
+pub use log::{LogKind, LogLine};
 pub use revisit::Revisit;

@@ -368,13 +368,21 @@ mod tests {
         // Main-text signatures: a rotating ad and a timestamp are not a change; new text is.
         let article: String = (0..300).map(|i| format!("word{} ", i * 7 % 113)).collect();
         let page = |noise: &str, text: &str| {
-            format!("<html><body><div class='ad'>{noise}</div><p>Served {noise}</p><article><p>{text}</p></article></body></html>")
+            format!(
+                "<html><body><div class='ad'>{noise}</div><p>Served {noise}</p><article><p>{text}</p></article></body></html>"
+            )
         };
         let signature = |html: String| Signature::of_html(&html, None).to_bytes();
         let first = signature(page("boots", &article));
-        assert_eq!(ContentCheck::of(false, &first, &signature(page("hats", &article))), ContentCheck::Unchanged);
+        assert_eq!(
+            ContentCheck::of(false, &first, &signature(page("hats", &article))),
+            ContentCheck::Unchanged
+        );
         let rewritten: String = (0..300).map(|i| format!("term{} ", i * 11 % 97)).collect();
-        assert_eq!(ContentCheck::of(false, &first, &signature(page("boots", &rewritten))), ContentCheck::Changed);
+        assert_eq!(
+            ContentCheck::of(false, &first, &signature(page("boots", &rewritten))),
+            ContentCheck::Changed
+        );
     }
 
     #[test]

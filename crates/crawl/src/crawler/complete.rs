@@ -215,7 +215,8 @@ impl Crawler {
         fetch: &Fetch,
         first_fetch: bool,
     ) -> Result<Vec<u8>> {
-        let Some(content) = fetch.content.as_ref().filter(|_| is_html(fetch) && fetch.truncated.is_none()) else {
+        let Some(content) = fetch.content.as_ref().filter(|_| is_html(fetch) && fetch.truncated.is_none())
+        else {
             return Ok(fetch.fingerprint.map(|print| print.to_be_bytes().to_vec()).unwrap_or_default());
         };
         let text = MainText::from_html(&String::from_utf8_lossy(content));

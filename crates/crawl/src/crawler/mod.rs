@@ -18,9 +18,9 @@ use tokio::time::Instant;
 use crate::config::CrawlConfig;
 use crate::error::{CrawlError, Result};
 use crate::hosts::{HostState, Verdict};
+use crate::importance::Weights;
 use crate::job::{Job, JobKind, JobResult};
 use crate::log::{CrawlLog, LogKind, LogLine};
-use crate::importance::Weights;
 use crate::revisit::{HostRates, PageMemory, Revisit};
 
 mod complete;
@@ -535,7 +535,8 @@ impl Crawler {
         let mut followed = Vec::with_capacity(urls.len());
         for (admission, url) in report.admissions.iter().zip(&urls) {
             let agent = self.agent.clone();
-            let verdict = self.host_mut(admission.host)?.verdict(&agent, freshet_url::path_and_query(url), now);
+            let verdict =
+                self.host_mut(admission.host)?.verdict(&agent, freshet_url::path_and_query(url), now);
             followed.push(!matches!(verdict, Verdict::Disallowed | Verdict::Refused));
             if !admission.is_new {
                 continue;

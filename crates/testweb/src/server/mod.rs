@@ -44,6 +44,10 @@ pub struct ServerConfig {
     pub settings: MisbehaviourSettings,
     /// Whether pages carry per-request noise (ad, timestamp, session links).
     pub noise: bool,
+    /// Whether pages carry `ETag` and `Last-Modified` and answer conditional GETs with 304
+    /// (default). Without them a crawler must compare contents to tell a change, as on many
+    /// dynamic sites.
+    pub validators: bool,
 }
 
 impl Default for ServerConfig {
@@ -54,6 +58,7 @@ impl Default for ServerConfig {
             misbehave: Vec::new(),
             settings: MisbehaviourSettings::default(),
             noise: false,
+            validators: true,
         }
     }
 }
@@ -65,6 +70,7 @@ pub(crate) struct AppState {
     pub(crate) time: TimeMap,
     pub(crate) port: u16,
     pub(crate) noise: bool,
+    pub(crate) validators: bool,
     pub(crate) misbehave: Vec<Misbehaviour>,
     pub(crate) settings: MisbehaviourSettings,
     pub(crate) log: RequestLog,
@@ -168,6 +174,7 @@ impl TestWeb {
             clock,
             port: address.port(),
             noise: config.noise,
+            validators: config.validators,
             misbehave: config.misbehave,
             settings: config.settings,
             log: RequestLog::default(),

@@ -56,7 +56,7 @@ pub(super) fn respond(
         (header::ETAG, HeaderValue::from_str(&etag).ok()),
         (header::LAST_MODIFIED, HeaderValue::from_str(&httpdate::fmt_http_date(modified)).ok()),
     ];
-    let mut response = if not_modified(headers, &etag, modified) {
+    let mut response = if state.validators && not_modified(headers, &etag, modified) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         let noise = state.noise.then(|| {
@@ -70,7 +70,7 @@ pub(super) fn respond(
         let context = RenderContext { port: state.port, extra_root_links: &state.root_links, noise };
         typed(HTML, render::page_html(web, id, version, &context))
     };
-    for (name, value) in validators {
+    for (name, value) in validators.into_iter().filter(|_| state.validators) {
         if let Some(value) = value {
             response.headers_mut().insert(name, value);
         }
