@@ -20,13 +20,21 @@
 //! | remaining escapes upper-cased | `/a%2fb` → `/a%2Fb` | here |
 //! | fragment dropped | `/a#top` → `/a` | here |
 //! | empty query removed | `/a?` → `/a` | here |
+//! | well-known session parameters removed | `/a?sid=f00&b=1`, `/a;jsessionid=F00?b=1` → `/a?b=1` | here |
 //! | trailing dot of the host removed | `http://a.test./` → `http://a.test/` | here |
 //! | only `http` and `https` | `ftp://a.test/` is an error | here |
 //!
+//! Session parameters are the one exception to "never remove what a server may read": a
+//! session token names the visitor, not the resource, and a site that puts one in every link
+//! hands a crawler a new URL for every page at every fetch (an infinite URL space, as the test
+//! web's noisy pages do). The query parameters named in [`SESSION_PARAMETERS`] (any case; and
+//! `aspsessionid…`, and the `;jsessionid=` path parameter) are dropped, as Heritrix's
+//! `StripSessionIDs` rule does by default.
+//!
 //! Not done, on purpose: escapes of reserved characters are never decoded (`%2F` is not `/`,
-//! RFC 3986 §2.2); query parameters are not sorted and none is removed (a server may read
-//! `?a=1&b=2` and `?b=2&a=1` differently, and a session parameter is a site-specific guess);
-//! `www.` is not stripped; path case is kept; user information is kept.
+//! RFC 3986 §2.2); query parameters are not sorted and no other is removed (a server may read
+//! `?a=1&b=2` and `?b=2&a=1` differently); `www.` is not stripped; path case is kept; user
+//! information is kept.
 
 use url::Url;
 
@@ -75,16 +83,50 @@ pub fn canonicalize_url(mut url: Url) -> Result<Url, UrlError> {
     if let Some(path) = normalize_escapes(url.path()) {
         url.set_path(&path);
     }
+    if let Some(path) = strip_jsessionid(url.path()) {
+        url.set_path(&path);
+    }
     match url.query() {
         Some("") => url.set_query(None),
         Some(query) => {
-            if let Some(query) = normalize_escapes(query) {
-                url.set_query(Some(&query));
-            }
+            let query = normalize_escapes(query).unwrap_or_else(|| query.to_owned());
+            let kept = strip_session_parameters(&query);
+            url.set_query((!kept.is_empty()).then_some(kept.as_str()));
         }
         None => {}
     }
     Ok(url)
+}
+
+/// Query parameter names that carry a session token, not a resource (compared ignoring ASCII
+/// case; any name starting with `aspsessionid` too).
+pub const SESSION_PARAMETERS: &[&str] =
+    &["jsessionid", "phpsessid", "sid", "sessionid", "session_id", "sessid", "cfid", "cftoken"];
+
+fn is_session_parameter(name: &str) -> bool {
+    SESSION_PARAMETERS.iter().any(|known| name.eq_ignore_ascii_case(known))
+        || name.get(..12).is_some_and(|prefix| prefix.eq_ignore_ascii_case("aspsessionid"))
+}
+
+/// The query without its session parameters, the others in their order.
+fn strip_session_parameters(query: &str) -> String {
+    query
+        .split('&')
+        .filter(|pair| {
+            let name = pair.split('=').next().unwrap_or_default();
+            !pair.is_empty() && !is_session_parameter(name)
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// The path without a `;jsessionid=…` parameter (Java servlets put it in the path), if it has
+/// one.
+fn strip_jsessionid(path: &str) -> Option<String> {
+    let lower = path.to_ascii_lowercase();
+    let start = lower.find(";jsessionid=")?;
+    let end = path[start + 1..].find(['/', ';']).map_or(path.len(), |at| start + 1 + at);
+    Some(format!("{}{}", &path[..start], &path[end..]))
 }
 
 /// The path and query of `url` (`/a/b?c=d`), as robots.txt rules are matched against and as
@@ -270,6 +312,18 @@ mod tests {
         let error = canonicalize("not a url").unwrap_err();
         assert!(error.to_string().contains("\"not a url\""), "{error}");
         assert!(matches!(canonicalize("http://"), Err(UrlError::Parse { .. })));
+    }
+
+    #[test]
+    fn well_known_session_parameters_are_removed() {
+        assert_eq!(canonical("http://a.test/a?sid=f00&b=1"), "http://a.test/a?b=1");
+        assert_eq!(canonical("http://a.test/a?b=1&PHPSESSID=x&c"), "http://a.test/a?b=1&c");
+        assert_eq!(canonical("http://a.test/a?sid=1"), "http://a.test/a");
+        assert_eq!(canonical("http://a.test/a?ASPSESSIONIDQQ=1&x=2"), "http://a.test/a?x=2");
+        assert_eq!(canonical("http://a.test/a;jsessionid=F00?b=1"), "http://a.test/a?b=1");
+        assert_eq!(canonical("http://a.test/a;jsessionid=F00/b"), "http://a.test/a/b");
+        // Names that only contain a session name, and values, are kept.
+        assert_eq!(canonical("http://a.test/a?sidebar=1&q=sid"), "http://a.test/a?sidebar=1&q=sid");
     }
 
     #[test]
