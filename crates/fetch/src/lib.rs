@@ -37,6 +37,7 @@ mod decode;
 mod error;
 mod fetcher;
 pub mod links;
+pub mod sitemap;
 mod outcome;
 mod redirect;
 mod resolve;
