@@ -110,8 +110,11 @@ pub fn parse_w3c_datetime(value: &str) -> Result<LastModified, BadDatetime> {
                 at
             };
             // Digits with at most one '.', so this parse cannot fail; `bad` is for form's sake.
-            let fraction: f64 =
-                if fraction_end > at { value[at..fraction_end].parse().map_err(|_| bad("bad fraction"))? } else { 0.0 };
+            let fraction: f64 = if fraction_end > at {
+                value[at..fraction_end].parse().map_err(|_| bad("bad fraction"))?
+            } else {
+                0.0
+            };
             second = f64::from(whole) + fraction;
             at = fraction_end;
             precision = DatePrecision::Second;
@@ -230,9 +233,22 @@ mod tests {
     #[test]
     fn malformed_values_are_refused_with_a_reason() {
         for value in [
-            "", "97", "yesterday", "2005-13", "2005-00-10", "2005-01-32", "2005/01/01", "2005-1-1",
-            "2005-01-01T", "2005-01-01T25:00Z", "2005-01-01T12:60Z", "2005-01-01T12:00:61Z",
-            "2005-01-01T12:00:00.Z", "2005-01-01T12:00+1", "2005-01-01T12:00:00 GMT", "2005-01-01x",
+            "",
+            "97",
+            "yesterday",
+            "2005-13",
+            "2005-00-10",
+            "2005-01-32",
+            "2005/01/01",
+            "2005-1-1",
+            "2005-01-01T",
+            "2005-01-01T25:00Z",
+            "2005-01-01T12:60Z",
+            "2005-01-01T12:00:61Z",
+            "2005-01-01T12:00:00.Z",
+            "2005-01-01T12:00+1",
+            "2005-01-01T12:00:00 GMT",
+            "2005-01-01x",
             "٢٠٠٥-01-01",
         ] {
             let error = parse_w3c_datetime(value).unwrap_err();

@@ -162,7 +162,9 @@ impl LocationRule {
         match self {
             Self::Any => true,
             Self::SitemapDirectory => url.origin() == index.origin(),
-            Self::ListedInRobotsTxt(robots) => url.origin() == index.origin() || url.origin() == robots.origin(),
+            Self::ListedInRobotsTxt(robots) => {
+                url.origin() == index.origin() || url.origin() == robots.origin()
+            }
         }
     }
 }

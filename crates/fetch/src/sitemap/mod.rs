@@ -313,10 +313,15 @@ const BUFFER_BYTES: usize = 64 << 10;
 /// # Errors
 /// [`SitemapError`] when the file is not a sitemap at all; problems with entries, and a file
 /// cut short, are reported inside the returned [`Sitemap`].
-pub fn parse_sitemap(body: &[u8], sitemap_url: &Url, options: &SitemapOptions) -> Result<Sitemap, SitemapError> {
+pub fn parse_sitemap(
+    body: &[u8],
+    sitemap_url: &Url,
+    options: &SitemapOptions,
+) -> Result<Sitemap, SitemapError> {
     let source = Body::new(body);
     let gzip = source.is_gzip();
-    let mut reader = BufReader::with_capacity(BUFFER_BYTES, CappedReader::new(source, options.limits.max_bytes));
+    let mut reader =
+        BufReader::with_capacity(BUFFER_BYTES, CappedReader::new(source, options.limits.max_bytes));
     // `CappedReader` turns every error but `Interrupted` into an end of input.
     let sniffed = loop {
         match reader.fill_buf() {
@@ -329,7 +334,9 @@ pub fn parse_sitemap(body: &[u8], sitemap_url: &Url, options: &SitemapOptions) -
     match sniffed {
         Sniffed::Empty => {
             return Err(match reader.get_ref().failed.clone() {
-                Some(message) => SitemapError::Unreadable { reason: format!("gzip data is corrupt: {message}") },
+                Some(message) => {
+                    SitemapError::Unreadable { reason: format!("gzip data is corrupt: {message}") }
+                }
                 None => SitemapError::Empty,
             });
         }

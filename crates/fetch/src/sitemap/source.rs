@@ -21,7 +21,11 @@ pub(super) enum Body<'a> {
 impl<'a> Body<'a> {
     /// Wraps `body`, inflating it if it starts with the gzip magic bytes.
     pub(super) fn new(body: &'a [u8]) -> Self {
-        if body.starts_with(&GZIP_MAGIC) { Self::Gzip(Box::new(MultiGzDecoder::new(body))) } else { Self::Plain(body) }
+        if body.starts_with(&GZIP_MAGIC) {
+            Self::Gzip(Box::new(MultiGzDecoder::new(body)))
+        } else {
+            Self::Plain(body)
+        }
     }
 
     /// Whether the body is gzip.
@@ -114,7 +118,8 @@ pub(super) fn sniff(head: &[u8]) -> Sniffed {
     if rest[0] == b'<' {
         return Sniffed::Markup;
     }
-    let starts_with = |prefix: &[u8]| rest.len() >= prefix.len() && rest[..prefix.len()].eq_ignore_ascii_case(prefix);
+    let starts_with =
+        |prefix: &[u8]| rest.len() >= prefix.len() && rest[..prefix.len()].eq_ignore_ascii_case(prefix);
     if starts_with(b"http://") || starts_with(b"https://") {
         return Sniffed::TextUrls;
     }
@@ -122,7 +127,9 @@ pub(super) fn sniff(head: &[u8]) -> Sniffed {
     let text = match std::str::from_utf8(sample) {
         Ok(text) => text,
         // A sequence cut at the sample's end is not binary.
-        Err(error) if error.error_len().is_none() => std::str::from_utf8(&sample[..error.valid_up_to()]).unwrap_or(""),
+        Err(error) if error.error_len().is_none() => {
+            std::str::from_utf8(&sample[..error.valid_up_to()]).unwrap_or("")
+        }
         Err(_) => return Sniffed::Binary,
     };
     if text.chars().any(|c| c.is_control() && !c.is_ascii_whitespace()) {

@@ -61,8 +61,11 @@ fn urlset_with_every_field() {
 #[test]
 fn every_changefreq_value() {
     let values = ["always", "hourly", "daily", "weekly", "monthly", "yearly", "never"];
-    let entries: String =
-        values.iter().enumerate().map(|(i, v)| format!("<url><loc>https://a.test/{i}</loc><changefreq>{v}</changefreq></url>")).collect();
+    let entries: String = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| format!("<url><loc>https://a.test/{i}</loc><changefreq>{v}</changefreq></url>"))
+        .collect();
     let sitemap = parse(urlset(&entries).as_bytes());
     let rates: Vec<Option<f64>> =
         sitemap.urls.iter().map(|u| u.change_frequency.unwrap().rate_per_second()).collect();
@@ -299,12 +302,18 @@ fn unclosed_and_mismatched_tags() {
           <url><loc>https://a.test/3<priority>0.1</priority></url>\
           <url><loc>https://a.test/4</loc>",
     );
-    assert_eq!(locs(&sitemap), ["https://a.test/1", "https://a.test/2", "https://a.test/3", "https://a.test/4"]);
+    assert_eq!(
+        locs(&sitemap),
+        ["https://a.test/1", "https://a.test/2", "https://a.test/3", "https://a.test/4"]
+    );
     assert_eq!(sitemap.urls[2].priority, 0.1);
     // Cut off inside a loc: that entry is dropped with a problem, the others are kept.
     let sitemap = parse(b"<urlset><url><loc>https://a.test/1</loc></url><url><loc>https://a.test/trunc");
     assert_eq!(locs(&sitemap), ["https://a.test/1"]);
-    assert_eq!(sitemap.problems.iter().map(|p| (p.entry, p.kind.clone())).collect::<Vec<_>>(), [(2, ProblemKind::CutOff)]);
+    assert_eq!(
+        sitemap.problems.iter().map(|p| (p.entry, p.kind.clone())).collect::<Vec<_>>(),
+        [(2, ProblemKind::CutOff)]
+    );
 }
 
 #[test]
@@ -312,7 +321,9 @@ fn broken_xml_after_the_root_keeps_the_entries_before() {
     let sitemap = parse(b"<urlset><url><loc>https://a.test/1</loc></url><url><loc>https://a.test/2</loc></url><!-- never closed");
     assert_eq!(locs(&sitemap), ["https://a.test/1", "https://a.test/2"]);
     assert!(matches!(sitemap.stopped, Some(Stopped::Malformed { .. })), "{:?}", sitemap.stopped);
-    let invalid_utf8 = parse(b"<urlset><url><loc>https://a.test/1</loc></url><url><loc>https://a.test/\xff</loc></url></urlset>");
+    let invalid_utf8 = parse(
+        b"<urlset><url><loc>https://a.test/1</loc></url><url><loc>https://a.test/\xff</loc></url></urlset>",
+    );
     assert_eq!(locs(&invalid_utf8), ["https://a.test/1"]);
     assert!(invalid_utf8.stopped.is_some());
 }
@@ -341,6 +352,7 @@ fn files_that_are_not_sitemaps_are_named() {
 
 #[test]
 fn an_empty_urlset_is_a_sitemap_with_no_entries() {
-    let sitemap = parse(b"<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"/>");
+    let sitemap =
+        parse(b"<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"/>");
     assert_eq!((sitemap.format, sitemap.entries, sitemap.stopped), (SitemapFormat::UrlSet, 0, None));
 }

@@ -27,8 +27,10 @@ pub(super) fn read(reader: &mut impl BufRead, collector: &mut Collector<'_>) {
         let Some(entry) = collector.begin_entry() else { continue };
         match std::str::from_utf8(bytes) {
             Ok(text) => collector.text_line(entry, text),
-            Err(error) => collector
-                .problem(entry, ProblemKind::InvalidLoc { reason: format!("the line is not UTF-8: {error}") }),
+            Err(error) => collector.problem(
+                entry,
+                ProblemKind::InvalidLoc { reason: format!("the line is not UTF-8: {error}") },
+            ),
         }
     }
 }

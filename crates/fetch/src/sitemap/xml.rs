@@ -155,7 +155,11 @@ pub(super) fn read(reader: &mut impl BufRead, collector: &mut Collector<'_>) -> 
                 } else if let Some(entry) = open.as_mut() {
                     if entry.foreign_depth > 0 {
                         entry.foreign_depth -= 1;
-                    } else if entry.field.as_ref().is_some_and(|(field, _)| Field::from_local_name(name) == Some(*field)) {
+                    } else if entry
+                        .field
+                        .as_ref()
+                        .is_some_and(|(field, _)| Field::from_local_name(name) == Some(*field))
+                    {
                         entry.close_field(max_loc_bytes);
                     }
                 } else if matches!(name, "urlset" | "sitemapindex") {
@@ -212,8 +216,9 @@ fn element_start(
     is_empty: bool,
 ) {
     let max_loc_bytes = collector.max_loc_bytes();
-    let starts_entry =
-        ours && name == entry_name(collector.format) && open.as_ref().is_none_or(|entry| entry.foreign_depth == 0);
+    let starts_entry = ours
+        && name == entry_name(collector.format)
+        && open.as_ref().is_none_or(|entry| entry.foreign_depth == 0);
     if starts_entry {
         // An entry still open here lacked its end tag.
         if let Some(previous) = open.take() {
