@@ -264,7 +264,8 @@ pub enum SitemapError {
     /// No bytes (after decompression).
     #[error("not a sitemap: the file is empty")]
     Empty,
-    /// An HTML page (root `<html>`), e.g. a soft 404.
+    /// An HTML page (an HTML doctype, or a first tag such as `<html>`, `<head>`, `<meta>`), e.g.
+    /// a soft 404.
     #[error("not a sitemap: an HTML page")]
     Html,
     /// An RSS or Atom feed (root `<rss>`, `<feed>` or `<RDF>`); feeds are not read here.

@@ -330,7 +330,9 @@ fn broken_xml_after_the_root_keeps_the_entries_before() {
 
 #[test]
 fn files_that_are_not_sitemaps_are_named() {
-    let cases: [(&[u8], &str); 10] = [
+    let cases: [(&[u8], &str); 12] = [
+        (b"<!doctype html><meta charset=utf-8><title>x</title><p>unclosed & raw", "an HTML page"),
+        (b"\xEF\xBB\xBF\n<HTML lang=en><body>", "an HTML page"),
         (b"", "empty"),
         (b"   \n", "no root element"),
         (b"<!DOCTYPE html>\n<html><head><title>404</title></head></html>", "an HTML page"),

@@ -107,6 +107,8 @@ pub(super) fn read(reader: &mut impl BufRead, collector: &mut Collector<'_>) -> 
     // The root's own namespace, if bound: children in it are sitemap elements too.
     let mut root: Option<Option<String>> = None;
     let mut open: Option<OpenEntry> = None;
+    // Whether a `<!DOCTYPE html>` came before the root (HTML whose first tag is not `<html>`).
+    let mut html_doctype = false;
     loop {
         buffer.clear();
         let position = xml.buffer_position();
@@ -133,6 +135,7 @@ pub(super) fn read(reader: &mut impl BufRead, collector: &mut Collector<'_>) -> 
                 collector.format = match name {
                     "urlset" => SitemapFormat::UrlSet,
                     "sitemapindex" => SitemapFormat::Index,
+                    _ if html_doctype => return Err(SitemapError::Html),
                     _ => return Err(not_a_sitemap(name, start.name().as_ref())),
                 };
                 root = Some(namespace);
@@ -182,7 +185,14 @@ pub(super) fn read(reader: &mut impl BufRead, collector: &mut Collector<'_>) -> 
                 }
             }
             Event::Eof => break,
-            Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
+            Event::DocType(doctype) => {
+                html_doctype |= doctype
+                    .xml10_content()
+                    .trim_start()
+                    .get(..4)
+                    .is_some_and(|name| name.eq_ignore_ascii_case("html"));
+            }
+            Event::Comment(_) | Event::Decl(_) | Event::PI(_) => {}
         }
     }
     if root.is_none() {
@@ -275,7 +285,8 @@ fn resolve_reference(reference: &BytesRef<'_>) -> String {
 
 /// The error for a root element that is not a sitemap's.
 fn not_a_sitemap(local_name: &str, qualified_name: &str) -> SitemapError {
-    if local_name.eq_ignore_ascii_case("html") {
+    const HTML_FIRST_TAGS: [&str; 8] = ["html", "head", "body", "meta", "title", "link", "script", "div"];
+    if HTML_FIRST_TAGS.iter().any(|tag| local_name.eq_ignore_ascii_case(tag)) {
         SitemapError::Html
     } else if matches!(local_name, "rss" | "feed" | "RDF") {
         SitemapError::Feed { root: local_name.to_owned() }
