@@ -14,6 +14,9 @@
 //!   remote address and timings. [`parse_retry_after`] reads `Retry-After` for 429 and 503.
 //! - [`links`]: the HTML link extractor (pure, `lol_html`, charset detection), its own module
 //!   with its own tests.
+//! - [`sitemap`]: the sitemap parser (pure, `quick-xml`): urlsets, sitemap indexes and text
+//!   sitemaps, gzip by magic bytes, the protocol's 50,000-entry and 50 MiB caps, entry
+//!   problems as data, the protocol's location rule with the robots.txt cross-submit allowance.
 //!
 //! Written here rather than taken from a crate: content decoding with a cap (reqwest's has
 //! none and discards the coded bytes WARC needs; the decoders themselves are `flate2` and
@@ -41,6 +44,7 @@ mod outcome;
 mod redirect;
 mod resolve;
 mod retry_after;
+pub mod sitemap;
 
 use std::net::IpAddr;
 
