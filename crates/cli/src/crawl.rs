@@ -125,6 +125,10 @@ pub(crate) struct CrawlArgs {
     /// Resolve HOST to IP instead of asking DNS (as curl's --resolve; repeatable).
     #[arg(long, value_name = "HOST=IP")]
     resolve: Vec<String>,
+    /// Serve Prometheus metrics (/metrics), the status (/status, read by `freshet status`) and
+    /// page explanations (/explain?url=, read by `freshet explain`) on this address.
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<std::net::SocketAddr>,
     /// The User-Agent sent; its product token is the name robots.txt rules are matched with.
     #[arg(long, value_name = "UA")]
     user_agent: Option<String>,
@@ -138,7 +142,11 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
     let data = config.data_dir.clone();
     let summary = runtime.block_on(async {
         let crawler = Crawler::open(config)?;
-        crawler.run(interrupted()).await
+        if let Some(address) = args.listen {
+            let bound = crate::admin::serve(address, crawler.admin()).await?;
+            eprintln!("serving /metrics, /status and /explain on http://{bound}");
+        }
+        anyhow::Ok(crawler.run(interrupted()).await?)
     })?;
     let stopped = match summary.stopped {
         StopReason::Done => "nothing left to fetch",

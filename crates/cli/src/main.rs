@@ -11,6 +11,7 @@
 //! `freshet testweb` serves a synthetic web with known changes (crate `freshet-testweb`).
 //! `freshet crawl` crawls from seed URLs into a data directory (crate `freshet-crawl`).
 
+mod admin;
 mod crawl;
 mod demo;
 mod input;
@@ -62,6 +63,10 @@ enum Command {
     /// measure each one's ground-truth freshness against the optimum.
     #[command(long_about = demo::LONG_ABOUT)]
     Demo(demo::DemoArgs),
+    /// The status of a running crawl (`freshet crawl --listen`): freshness, λ_0, hosts by λ_i.
+    Status(admin::StatusArgs),
+    /// Why a page of a running crawl is (not) being fetched: its w, λ, value and threshold.
+    Explain(admin::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -93,5 +98,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Testweb(args) => testweb::run(&args),
         Command::Crawl(args) => crawl::run(&args),
         Command::Demo(args) => demo::run(&args),
+        Command::Status(args) => admin::run_status(&args),
+        Command::Explain(args) => admin::run_explain(&args),
     }
 }

@@ -95,6 +95,7 @@
 //! # Ok(()) }
 //! ```
 
+mod admin;
 mod config;
 mod crawler;
 mod error;
@@ -104,6 +105,7 @@ mod job;
 mod log;
 pub mod revisit;
 
+pub use admin::{Admin, CrawlStatus, ExplainError, HostStatus, PageReport};
 pub use config::{CrawlConfig, DAY};
 pub use crawler::{CrawlSummary, Crawler, StopReason};
 pub use error::{CrawlError, Result};

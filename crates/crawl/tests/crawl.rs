@@ -333,3 +333,50 @@ async fn the_freshness_loop_revisits_politely_and_learns_the_change_rates() {
     assert!(correlation >= 0.6, "Spearman {correlation:.3} between learned and true rates");
     assert!(median_factor <= 2.2, "median learned/true rate off by ×{median_factor:.2}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_crawl_reports_its_status_and_explains_a_page() {
+    let web = testweb(2, 30).await;
+    let data = tempfile::tempdir().unwrap();
+    let mut config = config(&web, data.path());
+    config.revisit = Revisit::Freshet;
+    config.rate = 20.0;
+    config.duration = Some(Duration::from_secs(4));
+    let crawler = Crawler::open(config).unwrap();
+    let admin = crawler.admin();
+    let root = web.url("h0.web.test", "/");
+    let questions = async {
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let status = admin.status().await.expect("the crawl is running");
+        let root_report = admin.explain(&root).await;
+        let unknown = admin.explain(&web.url("h0.web.test", "/no-such-page")).await;
+        let bad = admin.explain("not a url").await;
+        (status, root_report, unknown, bad)
+    };
+    let (summary, (status, root_report, unknown, bad)) =
+        tokio::join!(crawler.run(std::future::pending()), questions);
+    let summary = summary.unwrap();
+    assert_eq!(summary.stopped, StopReason::TimeUp);
+
+    assert_eq!(status.revisit, "freshet");
+    assert!(status.pages >= 20 && status.fetched_pages > 0, "{status:?}");
+    assert!(status.fetched_pages <= status.pages && status.due <= status.pages);
+    assert!(status.page_requests > 0 && status.page_requests <= summary.pages);
+    assert!((0.0..=1.0).contains(&status.expected_freshness));
+    assert!(!status.hosts.is_empty() && status.hosts.iter().all(|host| host.host.contains("web.test")));
+
+    let report = root_report.unwrap();
+    assert_eq!(report.url, freshet_url::canonicalize(&root).unwrap().as_str());
+    assert!(report.last_fetch.is_some(), "the root is fetched first");
+    assert!(report.weight > 0.0 && report.change_rate > 0.0);
+    assert!(
+        (report.threshold - (report.lambda0 + report.host_lambda)).abs() <= 1e-12 * report.threshold.max(1.0)
+    );
+    assert!(!report.status.is_empty());
+    assert!(matches!(unknown, Err(freshet_crawl::ExplainError::Unknown(_))), "{unknown:?}");
+    assert!(matches!(bad, Err(freshet_crawl::ExplainError::BadUrl(_))), "{bad:?}");
+
+    // After the crawl, the handle says so.
+    assert!(admin.status().await.is_none());
+    web.shutdown().await.unwrap();
+}

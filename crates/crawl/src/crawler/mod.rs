@@ -1,7 +1,7 @@
 //! The crawl loop: one task owns the scheduler, the store, the WARC writer and the log; fetches
 //! run as spawned tasks in a `JoinSet`. See the crate docs for the order of things.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -12,9 +12,11 @@ use freshet_schedule::online::{
 };
 use freshet_url::Url;
 use freshet_warc::{WarcWriter, WriterOptions};
+use tokio::sync::mpsc;
 use tokio::task::{Id, JoinSet};
 use tokio::time::Instant;
 
+use crate::admin::{Admin, Request};
 use crate::config::CrawlConfig;
 use crate::error::{CrawlError, Result};
 use crate::hosts::{HostState, Verdict};
@@ -24,6 +26,7 @@ use crate::log::{CrawlLog, LogKind, LogLine};
 use crate::revisit::{HostRates, PageMemory, Revisit};
 
 mod complete;
+mod status;
 
 /// Why a crawl ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +97,12 @@ pub struct Crawler {
     /// Each page's kept out-links at its last fetch with content (indexed by page id), passed
     /// again when it answers 304 (no body, same links). In memory only: 4 bytes a link.
     link_cache: Vec<Box<[u32]>>,
+    /// Questions from [`Admin`] handles, and the sender they are cloned from.
+    admin_sender: mpsc::Sender<Request>,
+    admin_requests: mpsc::Receiver<Request>,
+    /// When this run started, and the page fetch starts of the last ten seconds.
+    started: Instant,
+    recent_starts: VecDeque<Instant>,
     page_requests: u64,
     summary: CrawlSummary,
 }
@@ -131,6 +140,7 @@ impl Crawler {
         let (warc, recovery) = WarcWriter::open(&config.warc_dir(), options)?;
         let (log, log_bytes_cut) = CrawlLog::open(&config.log_path())?;
         let scheduler = Scheduler::freshness(Budget::new(config.rate))?;
+        let (admin_sender, admin_requests) = mpsc::channel(16);
         let mut crawler = Self {
             agent: config.robots_agent(),
             fetcher: Fetcher::new(config.fetch.clone())?,
@@ -150,6 +160,10 @@ impl Crawler {
             weights: Weights::new(&config.importance),
             link_sources: Vec::new(),
             link_cache: Vec::new(),
+            admin_sender,
+            admin_requests,
+            started: Instant::now(),
+            recent_starts: VecDeque::new(),
             page_requests: 0,
             summary: CrawlSummary {
                 stopped: StopReason::Done,
@@ -271,6 +285,12 @@ impl Crawler {
             .ok_or(CrawlError::Missing { what: "host", id: host.0 })
     }
 
+    /// A handle to ask the running crawl for its status and to explain a page.
+    #[must_use]
+    pub fn admin(&self) -> Admin {
+        Admin { sender: self.admin_sender.clone() }
+    }
+
     /// Runs the crawl until nothing is left, `max_pages` is reached, or `stop` completes
     /// (Ctrl-C); then syncs the WARC, commits the store, flushes the log and closes the files.
     ///
@@ -329,6 +349,7 @@ impl Crawler {
                     }
                     self.settle()?;
                 }
+                Some(request) = self.admin_requests.recv() => self.answer(request),
                 () = tokio::time::sleep(sleep.unwrap_or_default()), if sleep.is_some() => {}
             }
         }
@@ -392,6 +413,7 @@ impl Crawler {
         let kind = match verdict {
             Verdict::Allowed => {
                 self.page_requests += 1;
+                self.recent_starts.push_back(Instant::now());
                 let record = stored.record;
                 let memory = PageMemory::from_bytes(&record.estimator)
                     .map_err(|source| CrawlError::StoredMemory { page: page.0, source })?;

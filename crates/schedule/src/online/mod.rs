@@ -104,6 +104,7 @@
 //! ```
 
 mod budget;
+mod census;
 mod config;
 mod decision;
 mod demand;
@@ -117,6 +118,7 @@ mod page;
 mod quad_heap;
 mod scheduler;
 
+pub use census::{Census, HostNumbers};
 pub use config::{Budget, Politeness};
 pub use decision::{Decision, Outcome};
 pub use error::{OnlineError, OnlineResult};

@@ -1,0 +1,225 @@
+//! A running crawl's window: the HTTP endpoint `freshet crawl --listen ADDR` serves
+//! (`/metrics` for Prometheus, `/status` and `/explain?url=URL` as JSON), and the two commands
+//! that read it, `freshet status` and `freshet explain URL`.
+//!
+//! The endpoint is plumbing: axum for HTTP and `metrics-exporter-prometheus` for the text
+//! format. Each scrape asks the crawl for its status ([`freshet_crawl::Admin`]) and sets the
+//! gauges from it, so what Prometheus sees is what `freshet status` prints.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use freshet_crawl::{Admin, CrawlStatus, ExplainError, PageReport};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+
+/// What the endpoint's handlers share.
+#[derive(Clone)]
+struct Endpoint {
+    admin: Admin,
+    prometheus: PrometheusHandle,
+}
+
+/// Binds `address` and serves the crawl's endpoint until the process ends; returns the bound
+/// address (port 0 picks one).
+pub(crate) async fn serve(address: SocketAddr, admin: Admin) -> anyhow::Result<SocketAddr> {
+    let prometheus =
+        PrometheusBuilder::new().install_recorder().context("installing the metrics recorder")?;
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("binding --listen {address}"))?;
+    let bound = listener.local_addr().context("reading the bound address")?;
+    let app = axum::Router::new()
+        .route("/metrics", get(metrics))
+        .route("/status", get(status))
+        .route("/explain", get(explain))
+        .with_state(Endpoint { admin, prometheus });
+    tokio::spawn(async move {
+        if let Err(error) = axum::serve(listener, app).await {
+            eprintln!("the --listen endpoint stopped: {error}");
+        }
+    });
+    Ok(bound)
+}
+
+fn stopped() -> Response {
+    (StatusCode::SERVICE_UNAVAILABLE, "the crawl is not running\n").into_response()
+}
+
+async fn status(State(endpoint): State<Endpoint>) -> Response {
+    match endpoint.admin.status().await {
+        Some(status) => axum::Json(status).into_response(),
+        None => stopped(),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct ExplainQuery {
+    url: String,
+}
+
+async fn explain(State(endpoint): State<Endpoint>, Query(query): Query<ExplainQuery>) -> Response {
+    match endpoint.admin.explain(&query.url).await {
+        Ok(report) => axum::Json(report).into_response(),
+        Err(error) => {
+            let code = match error {
+                ExplainError::BadUrl(_) => StatusCode::BAD_REQUEST,
+                ExplainError::Unknown(_) | ExplainError::NotScheduled(_) => StatusCode::NOT_FOUND,
+                ExplainError::Stopped => StatusCode::SERVICE_UNAVAILABLE,
+                ExplainError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            };
+            (code, format!("{error}\n")).into_response()
+        }
+    }
+}
+
+async fn metrics(State(endpoint): State<Endpoint>) -> Response {
+    let Some(status) = endpoint.admin.status().await else { return stopped() };
+    let gauges = [
+        ("freshet_expected_freshness", status.expected_freshness),
+        ("freshet_lambda0", status.lambda0),
+        ("freshet_budget_fetches_per_second", status.budget),
+        ("freshet_fetches_per_second", status.fetches_per_second),
+        ("freshet_pages", status.pages as f64),
+        ("freshet_pages_fetched", status.fetched_pages as f64),
+        ("freshet_pages_due", status.due as f64),
+        ("freshet_in_flight", status.in_flight as f64),
+    ];
+    for (name, value) in gauges {
+        metrics::gauge!(name).set(value);
+    }
+    metrics::counter!("freshet_page_requests_total").absolute(status.page_requests);
+    metrics::counter!("freshet_not_ok_total").absolute(status.not_ok);
+    metrics::counter!("freshet_bytes_total").absolute(status.bytes);
+    metrics::counter!("freshet_discovered_total").absolute(status.discovered);
+    for host in &status.hosts {
+        metrics::gauge!("freshet_host_lambda", "host" => host.host.clone()).set(host.lambda);
+    }
+    endpoint.prometheus.render().into_response()
+}
+
+/// Arguments of `freshet status`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct StatusArgs {
+    /// The address a running `freshet crawl --listen ADDR` serves.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9090")]
+    server: String,
+    /// Print the JSON as served.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `freshet explain`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ExplainArgs {
+    /// The page to explain.
+    url: String,
+    /// The address a running `freshet crawl --listen ADDR` serves.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9090")]
+    server: String,
+    /// Print the JSON as served.
+    #[arg(long)]
+    json: bool,
+}
+
+/// GETs `path` from the crawl's endpoint; an answer other than 200 is an error naming it.
+fn get_text(server: &str, path: &str, query: &[(&str, &str)]) -> anyhow::Result<String> {
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting tokio")?;
+    runtime.block_on(async {
+        let url = reqwest::Url::parse_with_params(&format!("http://{server}{path}"), query)
+            .with_context(|| format!("--server {server}: not a host:port"))?;
+        let response = reqwest::Client::new()
+            .get(url.clone())
+            .send()
+            .await
+            .with_context(|| format!("asking {url} (is `freshet crawl --listen {server}` running?)"))?;
+        let code = response.status();
+        let body = response.text().await.with_context(|| format!("reading the answer of {url}"))?;
+        if !code.is_success() {
+            bail!("{url}: {code}: {}", body.trim());
+        }
+        Ok(body)
+    })
+}
+
+/// Runs `freshet status`.
+pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
+    let body = get_text(&args.server, "/status", &[])?;
+    if args.json {
+        println!("{}", body.trim());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let status: CrawlStatus = serde_json::from_str(&body).context("reading the status")?;
+    println!("revisit policy      {}", status.revisit);
+    println!(
+        "expected freshness  {:.4} (weighted, by the crawl's own change-rate estimates)",
+        status.expected_freshness
+    );
+    println!("λ_0                 {:.6e} (what one more fetch per second is worth)", status.lambda0);
+    println!(
+        "fetches             {:.2}/s over the last 10 s (budget {}/s); {} page requests, {} not ok, {} bytes",
+        status.fetches_per_second, status.budget, status.page_requests, status.not_ok, status.bytes
+    );
+    println!(
+        "pages               {} scheduled, {} fetched, {} due now, {} in flight; {} discovered this run",
+        status.pages, status.fetched_pages, status.due, status.in_flight, status.discovered
+    );
+    println!("hosts by λ_i (the politeness limits that cost the most freshness):");
+    for host in &status.hosts {
+        println!(
+            "  {:<40} λ_i {:.6e}  capacity {:.3}/s  {} fetches  {} pages",
+            host.host, host.lambda, host.capacity, host.fetches, host.pages
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `freshet explain`.
+pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<ExitCode> {
+    let body = get_text(&args.server, "/explain", &[("url", &args.url)])?;
+    if args.json {
+        println!("{}", body.trim());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let report: PageReport = serde_json::from_str(&body).context("reading the explanation")?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |since| since.as_secs_f64());
+    println!("{}", report.url);
+    println!("  weight w            {:.4}", report.weight);
+    match report.change_rate_std_error {
+        Some(error) => println!(
+            "  change rate λ       {:.4e}/s ± {:.1e} (one change every {:.0} s); {} changes in {} observations",
+            report.change_rate,
+            error,
+            1.0 / report.change_rate,
+            report.changes,
+            report.observations
+        ),
+        None => println!(
+            "  change rate λ       {:.4e}/s (prior; {} observations)",
+            report.change_rate, report.observations
+        ),
+    }
+    match report.last_fetch {
+        Some(last) => println!("  last fetch          {:.0} s ago", now - last),
+        None => println!("  last fetch          never"),
+    }
+    println!("  crawl value V(τ)    {:.6e}", report.value);
+    println!(
+        "  threshold           {:.6e} = λ_0 {:.6e} + λ_i {:.6e}",
+        report.threshold, report.lambda0, report.host_lambda
+    );
+    match report.due_at {
+        Some(due) if due > now => println!("  next fetch          due in {:.1} s", due - now),
+        Some(_) => println!("  next fetch          due now"),
+        None => println!("  next fetch          never at this threshold"),
+    }
+    println!("  status              {}", report.status);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,146 @@
+//! Questions a running crawl answers while it runs: its status (for `freshet status` and the
+//! Prometheus metrics) and why one page is or is not being fetched (`freshet explain`, seed
+//! 003's debuggability). An [`Admin`] handle sends the question to the crawl's control task,
+//! which answers between two decisions from the state it owns: nothing is shared or locked.
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot};
+
+/// A question for the control task.
+#[derive(Debug)]
+pub(crate) enum Request {
+    Status(oneshot::Sender<CrawlStatus>),
+    Explain(String, oneshot::Sender<Result<PageReport, ExplainError>>),
+}
+
+/// A handle on a running crawl ([`Crawler::admin`](crate::Crawler::admin)); cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Admin {
+    pub(crate) sender: mpsc::Sender<Request>,
+}
+
+/// Why a page cannot be explained.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+pub enum ExplainError {
+    /// The URL does not parse.
+    #[error("not a URL freshet can crawl: {0}")]
+    BadUrl(String),
+    /// The crawl has never seen the URL.
+    #[error("{0} is not in this crawl's frontier")]
+    Unknown(String),
+    /// The crawl knows the URL but will not fetch it again (disallowed, gone, failed too often,
+    /// a one-pass crawl that fetched it).
+    #[error("{0} is known but not scheduled: it will not be fetched again")]
+    NotScheduled(String),
+    /// The crawl has stopped.
+    #[error("the crawl is not running")]
+    Stopped,
+    /// The store could not be read.
+    #[error("frontier store: {0}")]
+    Store(String),
+}
+
+impl Admin {
+    /// The crawl's status now; `None` once the crawl has stopped.
+    pub async fn status(&self) -> Option<CrawlStatus> {
+        let (reply, answer) = oneshot::channel();
+        self.sender.send(Request::Status(reply)).await.ok()?;
+        answer.await.ok()
+    }
+
+    /// Why `url` is (not) being fetched.
+    ///
+    /// # Errors
+    /// [`ExplainError`] saying why there is no answer.
+    pub async fn explain(&self, url: &str) -> Result<PageReport, ExplainError> {
+        let (reply, answer) = oneshot::channel();
+        self.sender.send(Request::Explain(url.to_owned(), reply)).await.map_err(|_| ExplainError::Stopped)?;
+        answer.await.map_err(|_| ExplainError::Stopped)?
+    }
+}
+
+/// A crawl's state at one time. Rates are per second, times Unix seconds.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CrawlStatus {
+    /// When the status was taken.
+    pub time: f64,
+    /// Seconds since this run started.
+    pub uptime: f64,
+    /// The revisit policy (`freshet`, `uniform`, `nutch`, `once`).
+    pub revisit: String,
+    /// The global budget `k_0`, fetches per second.
+    pub budget: f64,
+    /// The threshold `λ_0`: what one more fetch per second would be worth.
+    pub lambda0: f64,
+    /// Expected weighted freshness of the collection by the crawl's own estimates:
+    /// `Σ w e^(−λτ) / Σ w` (see `freshet_schedule::online::Census`).
+    pub expected_freshness: f64,
+    /// Pages scheduled.
+    pub pages: usize,
+    /// Of those, fetched at least once.
+    pub fetched_pages: usize,
+    /// Of those, due now (their value reached their host's threshold).
+    pub due: usize,
+    /// Fetches in flight.
+    pub in_flight: usize,
+    /// Page requests in this run.
+    pub page_requests: u64,
+    /// Page requests per second over the last ten seconds.
+    pub fetches_per_second: f64,
+    /// Answers that were not 2xx or 304, in this run.
+    pub not_ok: u64,
+    /// Body bytes received in this run.
+    pub bytes: u64,
+    /// New URLs admitted in this run.
+    pub discovered: u64,
+    /// The hosts with the highest `λ_i`, highest first.
+    pub hosts: Vec<HostStatus>,
+}
+
+/// One host in a [`CrawlStatus`].
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HostStatus {
+    /// Its origin (`scheme://host:port`).
+    pub host: String,
+    /// Its `λ_i`: what one more fetch per second on it would be worth (0 when its politeness
+    /// does not bind).
+    pub lambda: f64,
+    /// Its capacity: fetch starts per second its politeness allows.
+    pub capacity: f64,
+    /// Fetches started on it (this run).
+    pub fetches: u64,
+    /// Its pages in the scheduler.
+    pub pages: u32,
+}
+
+/// Why one page is (not) being fetched.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PageReport {
+    /// The canonical URL.
+    pub url: String,
+    /// Its importance `w`.
+    pub weight: f64,
+    /// Its change-rate estimate `λ`, changes per second.
+    pub change_rate: f64,
+    /// The estimate's standard error (`None` before any observation, or for a policy that
+    /// does not estimate).
+    pub change_rate_std_error: Option<f64>,
+    /// Observations (fetches after the first that returned content) and changes seen.
+    pub observations: u32,
+    /// Changes seen in those.
+    pub changes: u32,
+    /// Start of its last fetch.
+    pub last_fetch: Option<f64>,
+    /// Its crawl value `V(τ)` now.
+    pub value: f64,
+    /// `λ_0` now.
+    pub lambda0: f64,
+    /// Its host's `λ_i`.
+    pub host_lambda: f64,
+    /// `λ_0 + λ_i`: the value at which it is due.
+    pub threshold: f64,
+    /// When its value reaches the threshold (`None`: never, at the current threshold).
+    pub due_at: Option<f64>,
+    /// Where it stands (`ready`, `not-yet-eligible`, `host-busy`, …) and why.
+    pub status: String,
+}
