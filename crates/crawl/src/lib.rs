@@ -95,6 +95,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod capacity;
 mod config;
 mod crawler;
 mod error;
