@@ -4,8 +4,10 @@
 //!
 //! Seed 003_aad34b8e7abe1f9a.txt: "each host imposes an implicit or explicit limit on the rate of
 //! crawls […]. Google continuously estimates this maximum crawl rate for each host". The
-//! scheduler takes a host's capacity `k_i = 1/delay` as given ([`Politeness`]); this module is
-//! the estimate.
+//! scheduler takes a host's capacity `k_i = 1/delay` as given
+//! ([`Politeness`](freshet_schedule::online::Politeness)); this module is the estimate. It lives
+//! in the crawler, not in freshet-schedule, because its input is HTTP (which answers mean "slow
+//! down"), which the scheduler knows nothing of; it is pure all the same, so it is tested alone.
 //!
 //! # The rule
 //! The delay `d` between two requests (so the rate `1/d`) never goes below the **floor**: the
@@ -28,7 +30,8 @@
 //! proportion to the current rate is small at every scale. Recovery counts successes, not
 //! seconds, so the machine needs no clock: a host crawled rarely recovers only as it shows it
 //! copes. `Retry-After` is not this module's business: the crawl loop closes the host for that
-//! long as before; the doubled delay then applies after it.
+//! long as before; the doubled delay then applies after it. robots.txt requests are not
+//! reported (they set the floor instead).
 //!
 //! # Applying it
 //! The estimate moves on every answer; handing it to the scheduler and the store on every answer
