@@ -28,7 +28,9 @@ pub struct CrawlConfig {
     /// Stop after this long (a crawl that revisits never runs out of pages).
     pub duration: Option<Duration>,
     /// Minimum time between two requests to one host, counted from the end of one to the start
-    /// of the next (see the crate docs); robots.txt `Crawl-delay` raises it. Default 1 s.
+    /// of the next (see the crate docs); robots.txt `Crawl-delay` raises it. It is the floor of
+    /// the host's adaptive delay: pushbacks (429, 5xx, timeouts) raise the delay above it, and
+    /// successes bring it back (see [`crate::capacity`]). Default 1 s.
     pub delay: Duration,
     /// Which discovered links are followed, relative to the seeds.
     pub scope: Scope,

@@ -9,6 +9,8 @@ use freshet_schedule::online::PageId;
 use freshet_url::Url;
 use tokio::time::Instant;
 
+use crate::capacity::HostCapacity;
+
 /// One host (the politeness unit: an origin, `scheme://host:port`).
 #[derive(Debug)]
 pub(crate) struct HostState {
@@ -16,8 +18,11 @@ pub(crate) struct HostState {
     pub(crate) robots_url: Url,
     /// Its robots.txt as last fetched (`None`: not fetched in this run).
     pub(crate) robots: Option<RobotsEntry>,
-    /// The delay between two requests: the configured one, raised by `Crawl-delay`.
+    /// The delay between two requests: the configured one, raised by `Crawl-delay`, adapted by
+    /// `capacity` (the delay in force there).
     pub(crate) delay: Duration,
+    /// The host's capacity, learned from its answers (see [`crate::capacity`]).
+    pub(crate) capacity: HostCapacity,
     /// The end of its last request plus `delay`.
     pub(crate) not_before: Option<Instant>,
     /// Pages admitted before its robots.txt was known: checked when it arrives.
@@ -52,6 +57,7 @@ impl HostState {
             robots_url,
             robots: None,
             delay,
+            capacity: HostCapacity::new(delay),
             not_before: None,
             unchecked: Vec::new(),
             refused: None,

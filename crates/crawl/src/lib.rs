@@ -8,6 +8,7 @@
 //!   and returns a [`CrawlSummary`].
 //! - [`LogLine`]: one line of `DIR/crawl.jsonl`, the crawl log (see the `log` module docs for
 //!   the fields).
+//! - [`capacity::HostCapacity`]: a host's delay adapted to its answers (pure, no clock).
 //!
 //! # The loop
 //! One task owns the [`Scheduler`](freshet_schedule::online::Scheduler) (seed 003's threshold
@@ -26,13 +27,26 @@
 //! # Politeness
 //! - The scheduler guarantees at most one fetch in flight per host (an origin,
 //!   `scheme://host:port`) and a gap between fetch starts of at least the host's delay: the
-//!   configured one (default 1 s), raised by robots.txt `Crawl-delay`.
+//!   configured one (default 1 s), raised by robots.txt `Crawl-delay`, adapted to the host's
+//!   answers.
+//! - **Adaptive capacity** (seed 003: the host's limit is estimated continuously; see
+//!   [`capacity`]): that delay is the host's floor. Every page request's answer moves the delay:
+//!   429, 503 and other 5xx, timeouts, refused or reset connections double it (up to 10 min),
+//!   any other answer shrinks it by 1% back toward the floor (×0.9 in ~10 answers). A rise is
+//!   applied at once, a fall in steps of 10% of the rate: the scheduler gets the host's new
+//!   `Politeness` (its capacity `k_i = 1/delay`, so `λ_i` emerges when it binds), the store a
+//!   `SetHost` (a resumed crawl starts from the raised delay, recovering from there once
+//!   robots.txt has set the floor again), and the log line of the request that caused it says
+//!   so in `detail` (`host delay 50ms -> 100ms`). The end-to-end test shows a host that accepts
+//!   one page per 500 ms refusing 4 requests in the first half of a 14 s crawl at 50 ms and
+//!   none in the second (6 without adaptation), while the other hosts keep their delay.
 //! - On top of that, a job does not send its request before the *end* of the host's previous
 //!   request plus the delay (Heritrix counts its politeness delay from the end of a fetch too).
 //!   So the server sees two requests at least the delay apart, whatever the connect and transfer
 //!   times; the end-to-end test checks it in the server's own log.
 //! - 429 and 503 close the host for `Retry-After` (else [`CrawlConfig::default_back_off`]) and
-//!   the page keeps its place; after [`CrawlConfig::max_back_offs`] the page is given up.
+//!   the page keeps its place; after [`CrawlConfig::max_back_offs`] the page is given up. The
+//!   doubled delay applies from the end of that closure on.
 //! - The fetcher refuses loopback, private, link-local and unique-local addresses after DNS
 //!   unless `allow_private` is set (tests and testweb set it, with `--resolve` overrides). A
 //!   host whose robots.txt request is refused so is marked refused: none of its pages is tried,
@@ -96,6 +110,7 @@
 //! ```
 
 mod admin;
+pub mod capacity;
 mod config;
 mod crawler;
 mod error;

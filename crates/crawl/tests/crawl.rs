@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use freshet_crawl::{CrawlConfig, CrawlSummary, Crawler, LogKind, LogLine, Revisit, StopReason};
 use freshet_frontier::FrontierStore as _;
-use freshet_testweb::{LogEntry, ServerConfig, SystemClock, TestWeb, Web, WebConfig};
+use freshet_testweb::{
+    LogEntry, Misbehaviour, MisbehaviourSettings, ServerConfig, SystemClock, TestWeb, Web, WebConfig,
+};
 use freshet_url::Scope;
 use freshet_warc::WarcReader;
 
@@ -379,4 +381,90 @@ async fn a_running_crawl_reports_its_status_and_explains_a_page() {
     // After the crawl, the handle says so.
     assert!(admin.status().await.is_none());
     web.shutdown().await.unwrap();
+/// Requests of `log` to `host` (robots.txt left out) at or after `from` and before `to`.
+fn requests_between<'a>(log: &'a [LogEntry], host: &'a str, from: f64, to: f64) -> Vec<&'a LogEntry> {
+    log.iter()
+        .filter(|entry| entry.host == host && entry.path != "/robots.txt")
+        .filter(|entry| entry.unix >= from && entry.unix < to)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_limited_host_is_slowed_to_what_it_accepts_and_the_others_are_not() {
+    // The rate-limited host accepts one page per 500 ms and answers 429 (Retry-After ≥ 1 s)
+    // to faster requests; the crawl's delay is 50 ms. Every page wants a revisit about every
+    // 1.5 s (uniform policy, 30 fetches a second over ~46 pages), so that host's 6 pages ask
+    // for ~4 a second: without adaptation every other request would be refused.
+    let interval = Duration::from_millis(500);
+    let server = ServerConfig {
+        web: WebConfig { hosts: 2, pages: 40, ..WebConfig::default() },
+        misbehave: vec![Misbehaviour::RateLimit],
+        settings: MisbehaviourSettings { rate_limit_interval: interval, ..MisbehaviourSettings::default() },
+        ..ServerConfig::default()
+    };
+    let web =
+        TestWeb::start("127.0.0.1:0".parse().unwrap(), server, Arc::new(SystemClock::new())).await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut config = config(&web, data.path());
+    config.revisit = Revisit::Uniform;
+    config.rate = 30.0;
+    config.change_rate_prior = 1.0;
+    config.duration = Some(Duration::from_secs(14));
+    let summary = crawl(config, std::future::pending()).await;
+    assert_eq!(summary.stopped, StopReason::TimeUp);
+    let log = web.log().entries();
+    web.shutdown().await.unwrap();
+    assert_polite(&log);
+
+    // The server's own log, cut in two halves from the first request to the limited host.
+    let limited = Misbehaviour::RateLimit.host_name();
+    let all = requests_between(&log, &limited, 0.0, f64::INFINITY);
+    let start = all.first().unwrap().unix;
+    let end = log.iter().map(|entry| entry.unix).fold(start, f64::max);
+    let middle = (start + end) / 2.0;
+    let refused = |entries: &[&LogEntry]| entries.iter().filter(|entry| entry.status == 429).count();
+    let (first, second) =
+        (requests_between(&log, &limited, start, middle), requests_between(&log, &limited, middle, end));
+    eprintln!(
+        "rate-limited host: first half {} requests, {} refused; second half {} requests, {} refused",
+        first.len(),
+        refused(&first),
+        second.len(),
+        refused(&second)
+    );
+    assert!(refused(&first) >= 2, "the crawl must first have met the limit: {} 429s", refused(&first));
+    assert!(refused(&second) <= 1 && 4 * refused(&second) <= refused(&first), "still refused");
+    // …yet the host is still used: at least 40% of what it accepts.
+    let accepted = second.iter().filter(|entry| entry.status == 200).count() as f64;
+    let possible = (end - middle) / interval.as_secs_f64();
+    assert!(accepted >= 0.4 * possible, "{accepted} pages accepted of {possible:.0} possible");
+
+    // The other hosts kept their pace: as many requests in the second half as in the first (the
+    // first half includes discovery), and no delay of theirs changed.
+    for host in ["h0.web.test", "h1.web.test"] {
+        let first = requests_between(&log, host, start, middle).len();
+        let second = requests_between(&log, host, middle, end).len();
+        assert!(second * 10 >= first * 7, "{host}: {first} requests, then {second}");
+    }
+    let lines = read_log(data.path());
+    let changes: Vec<&LogLine> = lines
+        .iter()
+        .filter(|line| line.detail.as_deref().is_some_and(|detail| detail.contains("host delay")))
+        .collect();
+    assert!(changes.iter().all(|line| line.url.contains(&limited)), "another host's delay changed");
+    let first_change = changes.first().unwrap();
+    assert_eq!(first_change.status, Some(429));
+    assert!(
+        first_change.detail.as_deref().unwrap().ends_with("host delay 50ms -> 100ms"),
+        "{:?}",
+        first_change.detail
+    );
+
+    // The store keeps the raised delay for a resumed crawl.
+    let store = freshet_frontier::RedbStore::open(data.path().join("frontier.redb")).unwrap();
+    let hosts = store.hosts(None, 100).unwrap();
+    let stored = hosts.iter().find(|host| host.key.contains(&limited)).unwrap();
+    assert!(stored.politeness.min_delay >= 0.4, "stored delay {}", stored.politeness.min_delay);
+    let other = hosts.iter().find(|host| host.key.contains("h0.web.test")).unwrap();
+    assert!(other.politeness.min_delay <= DELAY.as_secs_f64() + 1e-9, "h0: {}", other.politeness.min_delay);
 }

@@ -11,7 +11,9 @@ use freshet_robots::{FetchOutcome, RobotsEntry};
 use freshet_schedule::online::{Outcome as Done, Politeness};
 use freshet_warc::{Capture, CaptureResponse, RefersTo, Truncation, WarcDate};
 
+use super::adapt::note_delay_change;
 use super::{Crawler, parse_stored, unix_now};
+use crate::capacity::DelayChange;
 use crate::error::Result;
 use crate::hosts::Verdict;
 use crate::job::{Job, JobKind, JobResult};
@@ -49,10 +51,11 @@ impl Crawler {
         match job.kind {
             JobKind::Robots => self.robots_done(&job, &fetches, result.ended, now),
             JobKind::Page { depth, last_fetch, .. } => {
+                let change = self.adapt_host_delay(job.host, fetches.first().map(|fetch| &fetch.outcome))?;
                 let state = self.host_mut(job.host)?;
                 state.not_before = Some(result.ended + state.delay);
                 match fetches.first() {
-                    Some(fetch) => self.page_done(&job, fetch, depth, last_fetch, now),
+                    Some(fetch) => self.page_done(&job, fetch, depth, last_fetch, now, change),
                     None => self.finish_page(&job, None, Done::Failed, now),
                 }
             }
@@ -66,6 +69,7 @@ impl Crawler {
         depth: u32,
         last_fetch: Option<f64>,
         now: f64,
+        delay_change: Option<DelayChange>,
     ) -> Result<()> {
         self.archive(fetch, last_fetch)?;
         self.summary.pages += 1;
@@ -80,6 +84,7 @@ impl Crawler {
                     line.detail =
                         Some(format!("back-off {} of {}: {wait:?}", count, self.config.max_back_offs));
                     self.summary.not_ok += 1;
+                    note_delay_change(&mut line, delay_change);
                     self.log.write(&line)?;
                     let retry_after = wait.as_secs_f64();
                     return self
@@ -120,6 +125,7 @@ impl Crawler {
         if !ok {
             self.summary.not_ok += 1;
         }
+        note_delay_change(&mut line, delay_change);
         self.log.write(&line)?;
         self.finish_page(job, Some(fetch), if ok { Done::Fetched } else { Done::Failed }, now)
     }
@@ -297,7 +303,8 @@ impl Crawler {
             None => state.robots = Some(RobotsEntry::new(outcome, now, &policy)),
         }
         let crawl_delay = state.robots.as_ref().and_then(|entry| entry.access().crawl_delay(&agent));
-        let delay = configured.max(crawl_delay.unwrap_or_default());
+        // The delay in force: the new floor, or above it if pushbacks raised it.
+        let delay = state.capacity.set_floor(configured.max(crawl_delay.unwrap_or_default()));
         state.not_before = Some(ended + delay);
         let changed = delay != state.delay;
         state.delay = delay;

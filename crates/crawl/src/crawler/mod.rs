@@ -25,6 +25,7 @@ use crate::job::{Job, JobKind, JobResult};
 use crate::log::{CrawlLog, LogKind, LogLine};
 use crate::revisit::{HostRates, PageMemory, Revisit};
 
+mod adapt;
 mod complete;
 mod status;
 
@@ -261,6 +262,8 @@ impl Crawler {
             self.hosts.resize_with(index + 1, || None);
         }
         let mut state = HostState::new(robots_url, delay);
+        // A delay raised by pushbacks in an earlier run resumes, above the configured floor.
+        state.capacity = crate::capacity::HostCapacity::resumed(self.config.delay, delay);
         // The previous run's last request plus its delay, saved when it stopped cleanly.
         let wait =
             stored.blocked_until.and_then(|until| Duration::try_from_secs_f64(until - unix_now()).ok());
