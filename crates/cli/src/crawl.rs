@@ -17,14 +17,21 @@ pub(crate) const LONG_ABOUT: &str = "\
 Crawl from seed URLs, politely, into DIR.
 
 DIR holds everything: warc/*.warc.gz (request and response records, one gzip member each),
-crawl.jsonl (one JSON line per request: time, kind, url, status, bytes, duration_ms,
-fingerprint, outcome; and one per URL skipped because robots.txt disallows it) and
-frontier.redb (every URL seen, for --resume).
+crawl.jsonl (one JSON line per request of a page, a robots.txt or a sitemap: time, kind, url,
+status, bytes, duration_ms, fingerprint, outcome; and one per URL skipped because robots.txt
+disallows it) and frontier.redb (every URL seen, for --resume).
 
 Each host (origin) gets at most one request at a time, and two requests at least --delay
 apart (from the end of one to the start of the next), raised by robots.txt Crawl-delay;
 robots.txt is fetched first and obeyed (RFC 9309); 429 and 503 back off for Retry-After.
 Links are followed within --scope of the seeds.
+
+Sitemaps: the sitemaps a host's robots.txt names (its Sitemap: lines) on the host's own origin
+are fetched, in the host's politeness slots, with the sitemaps their indexes list (at most 50
+files and 50,000 URLs per host); XML, plain text and gzip are read, and the URLs they list are
+discovered like links (the same scope, seen and robots.txt checks). Each sitemap request is a
+`sitemap` line in crawl.jsonl and is archived in WARC; a missing or broken sitemap is logged
+and the crawl goes on. --no-sitemaps turns them off.
 
 Fetched pages are revisited (--revisit): by default with freshet's policy, which learns each
 page's change rate from what it sees (304s, Last-Modified, content fingerprints) and spends
@@ -132,6 +139,9 @@ pub(crate) struct CrawlArgs {
     /// The User-Agent sent; its product token is the name robots.txt rules are matched with.
     #[arg(long, value_name = "UA")]
     user_agent: Option<String>,
+    /// Do not fetch the sitemaps robots.txt names: URLs come from links only.
+    #[arg(long)]
+    no_sitemaps: bool,
 }
 
 /// Runs `freshet crawl`.
@@ -225,6 +235,7 @@ fn build_config(args: &CrawlArgs) -> anyhow::Result<CrawlConfig> {
         ScopeArg::Any => Scope::Any,
     };
     config.fetch.allow_private = args.allow_private;
+    config.sitemaps = !args.no_sitemaps;
     for given in &args.resolve {
         config.fetch.resolve.push(freshet_fetch::parse_resolve(given)?);
     }

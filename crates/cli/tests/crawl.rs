@@ -113,7 +113,7 @@ fn a_crawl_killed_at_any_moment_resumes_without_losing_or_repeating_pages() {
     let mut by_host: HashMap<&str, Vec<f64>> = HashMap::new();
     for entry in &log {
         by_host.entry(&entry.host).or_default().push(entry.unix);
-        if entry.path != "/robots.txt" {
+        if entry.path != "/robots.txt" && !entry.path.starts_with("/sitemap") {
             *requests.entry(format!("{}{}", entry.host, entry.path)).or_default() += 1;
         }
     }
@@ -200,4 +200,32 @@ impl PathKey for Web {
     fn path_key(&self, id: u32) -> String {
         format!("{}{}", Web::host_name(self.page(id).unwrap().host), self.path(id))
     }
+}
+
+#[test]
+fn sitemaps_are_fetched_unless_no_sitemaps_is_given() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let web = start_testweb(&runtime);
+    let sitemap_requests = |log: &[freshet_testweb::LogEntry]| {
+        log.iter()
+            .filter(|entry| entry.path.starts_with("/sitemap"))
+            .map(|entry| entry.host.clone())
+            .collect::<Vec<_>>()
+    };
+    for (no_sitemaps, expected) in [(false, HOSTS as usize), (true, 0)] {
+        let data = tempfile::tempdir().unwrap();
+        let before = web.log().len();
+        let mut args = crawl_args(&web, data.path(), false);
+        if no_sitemaps {
+            args.push("--no-sitemaps".into());
+        }
+        let output = freshet_in(data.path(), &args.iter().map(String::as_str).collect::<Vec<_>>(), None);
+        assert_success(&output);
+        let requested = sitemap_requests(&web.log().since(before as u64));
+        assert_eq!(requested.len(), expected, "--no-sitemaps {no_sitemaps}: {requested:?}");
+        assert_eq!(requested.iter().collect::<HashSet<_>>().len(), expected, "one per host");
+        let log = std::fs::read_to_string(data.path().join("crawl.jsonl")).unwrap();
+        assert_eq!(log.matches("\"kind\":\"sitemap\"").count(), expected);
+    }
+    runtime.block_on(web.shutdown()).unwrap();
 }

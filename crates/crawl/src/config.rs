@@ -62,6 +62,15 @@ pub struct CrawlConfig {
     /// A revisited page that fails this many times in a row (timeouts, 5xx, resets) is given
     /// up; a 4xx other than 429 gives it up at once (gone). Default 3.
     pub max_failures: u32,
+    /// Read the sitemaps robots.txt lists (on the robots.txt's own origin), and the sitemaps
+    /// their indexes list, for URLs to discover (see the crate docs, "Sitemaps"). Default on.
+    pub sitemaps: bool,
+    /// At most this many sitemap files requested per host and run (indexes, parts, redirect
+    /// hops). Default 50.
+    pub max_sitemap_files: u32,
+    /// At most this many sitemap URLs handed to discovery per host and run. Default 50,000,
+    /// the protocol's limit for one file.
+    pub max_sitemap_urls: u64,
 }
 
 impl CrawlConfig {
@@ -88,6 +97,9 @@ impl CrawlConfig {
             importance: Importance::Opic,
             nutch_interval_bounds: (60.0, 365.0 * DAY),
             max_failures: 3,
+            sitemaps: true,
+            max_sitemap_files: 50,
+            max_sitemap_urls: 50_000,
         }
     }
 

@@ -10,6 +10,7 @@ use freshet_url::Url;
 use tokio::time::Instant;
 
 use crate::capacity::HostCapacity;
+use crate::crawler::sitemaps::HostSitemaps;
 
 /// One host (the politeness unit: an origin, `scheme://host:port`).
 #[derive(Debug)]
@@ -33,6 +34,8 @@ pub(crate) struct HostState {
     /// Text blocks repeated across the host's pages (template, not content), left out of the
     /// main-text signatures.
     pub(crate) boilerplate: HostBoilerplate,
+    /// Its sitemaps: queued, requested, URLs taken (see `crawler::sitemaps`).
+    pub(crate) sitemaps: HostSitemaps,
 }
 
 /// What robots.txt says about one URL now.
@@ -62,6 +65,7 @@ impl HostState {
             unchecked: Vec::new(),
             refused: None,
             boilerplate: HostBoilerplate::default(),
+            sitemaps: HostSitemaps::default(),
         }
     }
 

@@ -4,12 +4,14 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
+use freshet_fetch::sitemap::{Sitemap, SitemapError, SitemapOptions, parse_sitemap};
 use freshet_fetch::{Fetch, FetchError, Fetcher, Outcome, Validators};
 use freshet_robots::Redirects;
 use freshet_schedule::online::{HostId, PageId};
 use freshet_url::Url;
 use tokio::time::Instant;
 
+use crate::log::LogKind;
 use crate::revisit::PageMemory;
 
 /// What a job fetches.
@@ -34,6 +36,21 @@ pub(crate) enum JobKind {
     /// The host's robots.txt, fetched in the slot the scheduler gave to `page` (which is then
     /// handed back, unfetched, to be checked against the rules).
     Robots,
+    /// A sitemap file of the host, fetched in the slot the scheduler gave to `page` (handed
+    /// back unfetched, as for robots.txt) and parsed with these options (see
+    /// `crawler::sitemaps`).
+    Sitemap(Box<SitemapOptions>),
+}
+
+impl JobKind {
+    /// The kind of its log lines.
+    pub(crate) fn log_kind(&self) -> LogKind {
+        match self {
+            Self::Page { .. } => LogKind::Page,
+            Self::Robots => LogKind::Robots,
+            Self::Sitemap(_) => LogKind::Sitemap,
+        }
+    }
 }
 
 /// One job: a page or a robots.txt, on one host.
@@ -60,6 +77,9 @@ pub(crate) struct JobResult {
     pub(crate) fetches: Result<Vec<Fetch>, FetchError>,
     /// When the last request ended: the host's next request waits its delay from here.
     pub(crate) ended: Instant,
+    /// A sitemap job's file, parsed (after `ended`, off the control task); `None` for other
+    /// jobs and for a sitemap request that brought no body to read.
+    pub(crate) sitemap: Option<Result<Sitemap, SitemapError>>,
 }
 
 impl Job {
@@ -71,9 +91,38 @@ impl Job {
         let fetches = match &self.kind {
             JobKind::Page { validators, .. } => fetcher.fetch(&self.url, validators).await.map(|f| vec![f]),
             JobKind::Robots => robots_chain(&fetcher, self.url.clone(), self.delay).await,
+            JobKind::Sitemap(_) => fetcher.fetch(&self.url, &Validators::default()).await.map(|f| vec![f]),
         };
-        JobResult { fetches, ended: Instant::now() }
+        let ended = Instant::now();
+        let sitemap = match (&self.kind, &fetches) {
+            (JobKind::Sitemap(options), Ok(fetches)) => match fetches.first() {
+                Some(fetch) => parse_fetched_sitemap(fetch, options).await,
+                None => None,
+            },
+            _ => None,
+        };
+        JobResult { fetches, ended, sitemap }
     }
+}
+
+/// Parses a fetched sitemap on a blocking thread (a 50,000-URL file takes about a quarter of a
+/// second: BENCHMARKS.md, "Sitemap parsing"), so that neither the control task nor the other
+/// fetches wait for it. Read: a 2xx body, and the first bytes of one cut at the fetcher's cap
+/// (what was read before the cut is kept, the parser reports where it stopped). `None` for any
+/// other answer.
+async fn parse_fetched_sitemap(
+    fetch: &Fetch,
+    options: &SitemapOptions,
+) -> Option<Result<Sitemap, SitemapError>> {
+    let body = match (&fetch.outcome, &fetch.content) {
+        (Outcome::Ok { .. } | Outcome::TooLarge { .. }, Some(content)) => content.clone(),
+        _ => return None,
+    };
+    let (url, options) = (fetch.url.clone(), options.clone());
+    let parsed = tokio::task::spawn_blocking(move || parse_sitemap(&body, &url, &options)).await;
+    Some(parsed.unwrap_or_else(|error| {
+        Err(SitemapError::Unreadable { reason: format!("the parser failed: {error}") })
+    }))
 }
 
 /// Fetches a robots.txt, following up to five redirects (RFC 9309 §2.3.1.2), waiting `delay`

@@ -2,7 +2,8 @@
 //! frontier into WARC, resumable after a crash.
 //!
 //! # Main types
-//! - [`CrawlConfig`]: the data directory, seeds, scope, delay, page limit, fetcher settings.
+//! - [`CrawlConfig`]: the data directory, seeds, scope, delay, page limit, fetcher settings,
+//!   sitemaps.
 //! - [`Crawler`]: [`Crawler::open`] opens or resumes the crawl in the data directory;
 //!   [`Crawler::run`] crawls until nothing is left, the page limit, or a stop signal (Ctrl-C),
 //!   and returns a [`CrawlSummary`].
@@ -64,6 +65,39 @@
 //! its host's rules are known is checked on admission; pages admitted before are checked when the
 //! rules arrive, and every page again when it is picked. Each skip is a `skipped` log line and
 //! the URL stays in the seen set, never due. robots.txt responses are archived in WARC too.
+//!
+//! # Sitemaps
+//! When a host's robots.txt has been fetched with rules, the sitemaps its `Sitemap:` lines name
+//! (a relative one resolved against the robots.txt) are queued for the host, once per host and
+//! run, unless [`CrawlConfig::sitemaps`] is off (`--no-sitemaps`). **Only those on the
+//! robots.txt's own origin are requested**: robots.txt may name sitemaps anywhere, but a
+//! sitemap on another origin would need that origin's robots.txt and politeness first, so it
+//! is left out and one host's politeness stays one queue. A queued sitemap is requested the
+//! way robots.txt is: when the scheduler next picks a page of the host, the sitemap is fetched
+//! in that slot instead and the page is handed back unfetched (`BackOff` of 0 s), so a host's
+//! sitemaps go before its pages, through the same politeness (one request at a time, the delay
+//! from the end of the last one). A sitemap URL robots.txt disallows is not requested (a
+//! `skipped` line). The file is read by [`freshet_fetch::sitemap`] (XML urlset or index, plain
+//! text, gzip by its magic bytes; at most 50,000 entries and 50 MiB inflated per file, so a
+//! gzip bomb stops at the cap), on a blocking thread, not on the control task; the protocol's
+//! location rule is the robots.txt one (anything on the robots.txt's origin).
+//! - A urlset's URLs are discovered like links: [`CrawlConfig::scope`] against the seeds, the
+//!   store's seen set, robots.txt on admission, depth 1, no source page. A `<priority>` given
+//!   becomes the new page's starting weight in the store (its `Discovery::weight`); the
+//!   scheduler's initial weight still comes from [`CrawlConfig::importance`].
+//! - An index's sitemaps on the same origin are queued in turn, as is the target of a sitemap
+//!   that redirects; none is requested twice in a run.
+//! - Per host and run: at most [`CrawlConfig::max_sitemap_files`] files (default 50) and
+//!   [`CrawlConfig::max_sitemap_urls`] URLs (default 50,000, the protocol's limit for one file);
+//!   what is over is counted in the log line, not requested.
+//! - Each request is archived in WARC and logged with kind `sitemap`: what the file held (URLs,
+//!   sitemaps, entry problems, whether it stopped early) in `detail`. **Errors are data**: a 404,
+//!   a timeout, a body that is not a sitemap (outcome `not-a-sitemap`, an HTML soft 404 say), a
+//!   file cut short, are logged and the crawl goes on.
+//!
+//! Sitemaps are not revisited in this pass (a later robots.txt refresh does not queue them
+//! again) and not remembered across runs: a resumed crawl fetches them again, and the seen set
+//! keeps their URLs from being added twice.
 //!
 //! # Discovery and revisits
 //! Links of HTML pages (`freshet_fetch::links`: `nofollow` and robots meta respected) and

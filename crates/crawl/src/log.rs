@@ -1,12 +1,22 @@
-//! The crawl log `DIR/crawl.jsonl`: one JSON object per line for every request made (a page or
-//! a robots.txt) and every URL skipped because robots.txt disallows it.
+//! The crawl log `DIR/crawl.jsonl`: one JSON object per line for every request made (a page, a
+//! robots.txt or a sitemap) and every URL skipped because robots.txt disallows it.
 //!
 //! Fields: `time` (when the request began, RFC 3339 UTC), `kind` (`page`, `robots`,
-//! `skipped`), `url`, `status` (HTTP status, `null` without an answer), `bytes` (body bytes as
-//! received), `duration_ms`, `fingerprint` (xxh3-128 of the decoded body, 32 hex digits, `null`
-//! unless the body is complete), `outcome` (the fetcher's outcome name: `ok`, `not-modified`,
-//! `redirect`, `throttled`, `client-error`, `timeout`…; `robots-disallowed` for a skip), and
-//! when they apply `detail` (an error message, a redirect target) and `links` (links found).
+//! `sitemap`, `skipped`), `url`, `status` (HTTP status, `null` without an answer), `bytes`
+//! (body bytes as received), `duration_ms`, `fingerprint` (xxh3-128 of the decoded body, 32 hex
+//! digits, `null` unless the body is complete), `outcome` (the fetcher's outcome name: `ok`,
+//! `not-modified`, `redirect`, `throttled`, `client-error`, `timeout`…; `robots-disallowed` for
+//! a skip; `not-a-sitemap` for a sitemap request answered with something else, an HTML page
+//! say), and when they apply `detail` (an error message, a redirect target) and `links` (links
+//! found).
+//!
+//! A `sitemap` line's `detail` says what the file held: its format (`urlset`, `index`, `text`,
+//! `, gzip`), the URLs (`120 URLs` handed to discovery, before the scope and seen checks) or
+//! sitemaps (`3 sitemaps: 2 queued, 1 on another origin`) it listed, the entries left out (over
+//! the file's or the host's limit), the number of entry problems and the first of them, and
+//! `stopped early: …` when the file was not read to its end (size cap, corrupt gzip, broken
+//! XML); for `not-a-sitemap`, what the body was (`not a sitemap: an HTML page`). A sitemap URL
+//! that robots.txt disallows is not requested: a `skipped` line, `detail` `sitemap`.
 //! The file is appended to, also on `--resume`; it is flushed with every group commit. A line
 //! torn by `kill -9` is cut away when the file is reopened, so every line parses. A line may
 //! precede the store commit of its page: after a crash such a page is requested, and logged,
@@ -30,6 +40,8 @@ pub enum LogKind {
     Robots,
     /// A URL not requested because robots.txt disallows it.
     Skipped,
+    /// A sitemap request (see the crate docs, "Sitemaps").
+    Sitemap,
 }
 
 /// One line of `crawl.jsonl`.

@@ -49,7 +49,15 @@ fn allowed_pages(web: &TestWeb) -> HashSet<(String, String)> {
 }
 
 fn page_requests(log: &[LogEntry]) -> Vec<(String, String)> {
-    log.iter().filter(|e| e.path != "/robots.txt").map(|e| (e.host.clone(), e.path.clone())).collect()
+    log.iter()
+        .filter(|e| e.path != "/robots.txt" && !is_sitemap(&e.path))
+        .map(|e| (e.host.clone(), e.path.clone()))
+        .collect()
+}
+
+/// testweb's sitemap paths: `/sitemap.xml` and the parts of an index, `/sitemap-{k}.xml`.
+fn is_sitemap(path: &str) -> bool {
+    path == "/sitemap.xml" || path.strip_prefix("/sitemap-").is_some_and(|rest| rest.ends_with(".xml"))
 }
 
 /// No two requests to one host closer than the delay, in the server's own clock.
@@ -123,6 +131,16 @@ async fn a_full_crawl_fetches_every_allowed_page_once_politely_into_warc() {
     assert_eq!(unique, allowed);
     assert!(requests.iter().all(|(_, path)| !path.starts_with("/private/")));
     assert_eq!(log.iter().filter(|e| e.path == "/robots.txt").count(), 5);
+    // Each host's robots.txt names its /sitemap.xml (a urlset at this size): requested once
+    // each, after robots.txt, in the host's politeness slots (assert_polite counts them).
+    let sitemaps: Vec<&LogEntry> = log.iter().filter(|e| is_sitemap(&e.path)).collect();
+    assert_eq!(sitemaps.len(), 5);
+    assert!(sitemaps.iter().all(|e| e.path == "/sitemap.xml" && e.status == 200));
+    assert_eq!(sitemaps.iter().map(|e| &e.host).collect::<HashSet<_>>().len(), 5);
+    for sitemap in &sitemaps {
+        let robots = log.iter().find(|e| e.host == sitemap.host && e.path == "/robots.txt").unwrap();
+        assert!(robots.seq < sitemap.seq, "{}: sitemap before robots.txt", sitemap.host);
+    }
     assert_polite(&log);
 
     assert_eq!(summary.stopped, StopReason::Done);
@@ -140,14 +158,24 @@ async fn a_full_crawl_fetches_every_allowed_page_once_politely_into_warc() {
     let skipped: Vec<&LogLine> = lines.iter().filter(|l| l.kind == LogKind::Skipped).collect();
     assert_eq!(skipped.len() as u64, summary.skipped);
     assert!(skipped.iter().all(|l| l.url.contains("/private/")));
+    // One sitemap line per host, saying how many URLs it listed: the host's allowed pages.
+    let sitemap_lines: Vec<&LogLine> = lines.iter().filter(|l| l.kind == LogKind::Sitemap).collect();
+    assert_eq!(sitemap_lines.len(), 5);
+    for line in &sitemap_lines {
+        let host = freshet_url::canonicalize(&line.url).unwrap().host_str().unwrap().to_owned();
+        let listed = allowed.iter().filter(|(page_host, _)| *page_host == host).count();
+        assert_eq!(line.outcome, "ok");
+        assert_eq!(line.detail.as_deref(), Some(format!("urlset: {listed} URLs, 0 problems").as_str()));
+    }
 
     // WARC: a request and a response per request made, readable by both readers.
     let records = warc_records(data.path());
     let responses: HashSet<&str> =
         records.iter().filter(|(kind, _)| kind == "response").map(|(_, target)| target.as_str()).collect();
-    assert_eq!(responses.len(), requests.len() + 5);
-    assert_eq!(records.iter().filter(|(kind, _)| kind == "request").count(), requests.len() + 5);
+    assert_eq!(responses.len(), requests.len() + 5 + 5);
+    assert_eq!(records.iter().filter(|(kind, _)| kind == "request").count(), requests.len() + 5 + 5);
     assert!(page_lines.iter().all(|l| responses.contains(l.url.as_str())));
+    assert!(sitemap_lines.iter().all(|l| responses.contains(l.url.as_str())));
     warcio_check(data.path());
 
     // A second run without --resume refuses the directory.
@@ -196,7 +224,8 @@ async fn an_interrupted_crawl_resumes_and_a_page_limit_stops_one() {
     assert_eq!(lines.iter().filter(|l| l.kind == LogKind::Page).count() as u64, recorded);
     let records = warc_records(data.path());
     let responses = records.iter().filter(|(kind, _)| kind == "response").count() as u64;
-    assert_eq!(responses, recorded + first.robots + second.robots + third.robots);
+    let sitemaps = lines.iter().filter(|l| l.kind == LogKind::Sitemap).count() as u64;
+    assert_eq!(responses, recorded + first.robots + second.robots + third.robots + sitemaps);
     warcio_check(data.path());
 }
 
@@ -381,6 +410,8 @@ async fn a_running_crawl_reports_its_status_and_explains_a_page() {
     // After the crawl, the handle says so.
     assert!(admin.status().await.is_none());
     web.shutdown().await.unwrap();
+}
+
 /// Requests of `log` to `host` (robots.txt left out) at or after `from` and before `to`.
 fn requests_between<'a>(log: &'a [LogEntry], host: &'a str, from: f64, to: f64) -> Vec<&'a LogEntry> {
     log.iter()
@@ -467,4 +498,305 @@ async fn a_rate_limited_host_is_slowed_to_what_it_accepts_and_the_others_are_not
     assert!(stored.politeness.min_delay >= 0.4, "stored delay {}", stored.politeness.min_delay);
     let other = hosts.iter().find(|host| host.key.contains("h0.web.test")).unwrap();
     assert!(other.politeness.min_delay <= DELAY.as_secs_f64() + 1e-9, "h0: {}", other.politeness.min_delay);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_sitemaps_none_is_requested_and_links_still_find_every_page() {
+    let web = testweb(3, 60).await;
+    let data = tempfile::tempdir().unwrap();
+    let mut config = config(&web, data.path());
+    config.sitemaps = false;
+    let summary = crawl(config, std::future::pending()).await;
+    assert_eq!(summary.stopped, StopReason::Done);
+    let log = web.log().entries();
+    assert!(log.iter().all(|e| !e.path.contains("sitemap")), "a sitemap was requested");
+    let requests = page_requests(&log);
+    assert_eq!(requests.len(), allowed_pages(&web).len());
+    assert_eq!(requests.into_iter().collect::<HashSet<_>>(), allowed_pages(&web));
+    assert_polite(&log);
+    assert!(read_log(data.path()).iter().all(|l| l.kind != LogKind::Sitemap));
+}
+
+/// A site on 127.0.0.1 whose pages are mostly reachable through its sitemaps only, which are
+/// all the ways a sitemap goes wrong: its robots.txt names an index (a plain part, a gzip part,
+/// a part listed twice, a part on another origin), a 404, an HTML soft 404, a gzip bomb, a
+/// sitemap robots.txt disallows, one on another origin, and a redirect to a text sitemap.
+struct Site {
+    base: String,
+    port: u16,
+    /// `(Host header without port, path, arrival in Unix seconds)` of every request.
+    requests: Arc<std::sync::Mutex<Vec<(String, String, f64)>>>,
+}
+
+impl Site {
+    async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&requests);
+        let app =
+            axum::Router::new().fallback(move |headers: axum::http::HeaderMap, uri: axum::http::Uri| {
+                let log = Arc::clone(&log);
+                async move {
+                    let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or_default();
+                    let host = host.split(':').next().unwrap_or_default().to_owned();
+                    let unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+                    log.lock().unwrap().push((host, uri.path().to_owned(), unix.as_secs_f64()));
+                    site_answer(uri.path(), port)
+                }
+            });
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Self { base: format!("http://127.0.0.1:{port}"), port, requests }
+    }
+
+    fn requests(&self) -> Vec<(String, String, f64)> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    fn config(&self, data: &Path) -> CrawlConfig {
+        let mut config = CrawlConfig::new(data);
+        config.seeds = vec![freshet_url::canonicalize(&format!("{}/", self.base)).unwrap()];
+        config.delay = DELAY;
+        config.revisit = Revisit::Once;
+        config.fetch.allow_private = true;
+        config.fetch.user_agent = "freshet-test/0.1".into();
+        config.fetch.resolve = vec![("other.test".into(), IpAddr::V4(Ipv4Addr::LOCALHOST))];
+        config
+    }
+}
+
+/// A gzip bomb that is a sitemap: a urlset's first entry, then 60 MiB of spaces (past the
+/// parser's 50 MiB cap), about 60 KB compressed.
+fn xml_bomb(base: &str) -> Vec<u8> {
+    use std::io::Write as _;
+    let head = format!(
+        "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>{base}/orphan/5</loc></url>"
+    );
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(head.as_bytes()).unwrap();
+    let spaces = vec![b' '; 1 << 20];
+    for _ in 0..60 {
+        encoder.write_all(&spaces).unwrap();
+    }
+    encoder.finish().unwrap()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn site_answer(path: &str, port: u16) -> axum::response::Response {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse as _;
+    let base = format!("http://127.0.0.1:{port}");
+    let xml = |body: String| ([(header::CONTENT_TYPE, "application/xml")], body).into_response();
+    let html = |body: &str| ([(header::CONTENT_TYPE, "text/html")], body.to_owned()).into_response();
+    let urlset = |entries: &str| {
+        format!(
+            "<?xml version=\"1.0\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{entries}</urlset>"
+        )
+    };
+    match path {
+        "/robots.txt" => format!(
+            "User-agent: *\nDisallow: /private/\n\n\
+             Sitemap: {base}/sitemap_index.xml\nSitemap: /missing.xml\nSitemap: {base}/soft404.xml\n\
+             Sitemap: {base}/bomb.xml.gz\nSitemap: {base}/xml-bomb.xml.gz\nSitemap: {base}/private/sitemap.xml\n\
+             Sitemap: http://other.test:{port}/sitemap.xml\nSitemap: {base}/moved.xml\n"
+        )
+        .into_response(),
+        "/sitemap_index.xml" => xml(format!(
+            "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+             <sitemap><loc>{base}/sitemaps/a.xml</loc></sitemap>\
+             <sitemap><loc>{base}/sitemaps/b.xml.gz</loc></sitemap>\
+             <sitemap><loc>{base}/sitemaps/a.xml</loc></sitemap>\
+             <sitemap><loc>http://other.test:{port}/sitemaps/x.xml</loc></sitemap></sitemapindex>"
+        )),
+        "/sitemaps/a.xml" => xml(urlset(&format!(
+            "<url><loc>{base}/orphan/1</loc><priority>0.9</priority></url>\
+             <url><loc>{base}/orphan/2</loc></url>\
+             <url><loc>{base}/private/secret</loc></url>\
+             <url><loc>{base}/</loc></url>\
+             <url><loc>not a url</loc></url>"
+        ))),
+        "/sitemaps/b.xml.gz" => (
+            [(header::CONTENT_TYPE, "application/x-gzip")],
+            gzip(urlset(&format!("<url><loc>{base}/orphan/3</loc></url>")).as_bytes()),
+        )
+            .into_response(),
+        "/moved.xml" => {
+            (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/sitemaps/c.txt")]).into_response()
+        }
+        "/sitemaps/c.txt" => format!("{base}/orphan/4\n").into_response(),
+        "/soft404.xml" => html("<!DOCTYPE html><html><body>Page not found</body></html>"),
+        "/xml-bomb.xml.gz" => ([(header::CONTENT_TYPE, "application/x-gzip")], xml_bomb(&base)).into_response(),
+        "/bomb.xml.gz" => {
+            ([(header::CONTENT_TYPE, "application/x-gzip")], freshet_testweb::gzip_bomb(200 << 20))
+                .into_response()
+        }
+        "/" => html("<html><body><a href=\"/linked\">linked</a></body></html>"),
+        "/linked" | "/orphan/1" | "/orphan/2" | "/orphan/3" | "/orphan/4" | "/orphan/5" => {
+            html("<html><body>a page</body></html>")
+        }
+        _ => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+/// Asserts that no two requests of `requests` to one host came closer than the delay.
+fn assert_site_polite(requests: &[(String, String, f64)]) {
+    let entries: Vec<LogEntry> = requests
+        .iter()
+        .enumerate()
+        .map(|(seq, (host, path, unix))| LogEntry {
+            seq: seq as u64,
+            unix: *unix,
+            model_time: 0.0,
+            method: "GET".into(),
+            host: host.clone(),
+            path: path.clone(),
+            status: 200,
+        })
+        .collect();
+    assert_polite(&entries);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sitemaps_find_unlinked_pages_and_broken_ones_are_logged_while_the_crawl_goes_on() {
+    let site = Site::start().await;
+    let data = tempfile::tempdir().unwrap();
+    let summary = crawl(site.config(data.path()), std::future::pending()).await;
+    assert_eq!(summary.stopped, StopReason::Done);
+    let requests = site.requests();
+    let paths: Vec<&str> = requests.iter().map(|(_, path, _)| path.as_str()).collect();
+    let count = |path: &str| paths.iter().filter(|&&p| p == path).count();
+
+    // The pages: the linked ones and those only the sitemaps name, once each; never a
+    // disallowed URL nor another origin.
+    let pages = ["/", "/linked", "/orphan/1", "/orphan/2", "/orphan/3", "/orphan/4", "/orphan/5"];
+    for page in pages {
+        assert_eq!(count(page), 1, "{page}: {paths:?}");
+    }
+    assert!(paths.iter().all(|path| !path.starts_with("/private/")), "{paths:?}");
+    assert!(requests.iter().all(|(host, _, _)| host == "127.0.0.1"), "{requests:?}");
+    // The sitemaps: each of the host's once (a.xml is listed twice), robots.txt first.
+    let sitemap_paths = [
+        "/sitemap_index.xml",
+        "/missing.xml",
+        "/soft404.xml",
+        "/bomb.xml.gz",
+        "/xml-bomb.xml.gz",
+        "/moved.xml",
+        "/sitemaps/a.xml",
+        "/sitemaps/b.xml.gz",
+        "/sitemaps/c.txt",
+    ];
+    for path in sitemap_paths {
+        assert_eq!(count(path), 1, "{path}: {paths:?}");
+    }
+    assert_eq!(paths[0], "/robots.txt");
+    assert_eq!(paths.len(), 1 + pages.len() + sitemap_paths.len(), "{paths:?}");
+    assert_site_polite(&requests);
+    assert_eq!(summary.pages, pages.len() as u64);
+
+    // The log: one sitemap line per sitemap request, each saying what it held.
+    let lines = read_log(data.path());
+    let line = |path: &str| {
+        let url = format!("{}{path}", site.base);
+        lines.iter().find(|l| l.url == url).unwrap_or_else(|| panic!("no line for {url}"))
+    };
+    assert_eq!(lines.iter().filter(|l| l.kind == LogKind::Sitemap).count(), sitemap_paths.len());
+    assert!(sitemap_paths.iter().all(|path| line(path).kind == LogKind::Sitemap));
+    let detail = |path: &str| line(path).detail.clone().unwrap_or_default();
+    assert_eq!(
+        detail("/sitemap_index.xml"),
+        format!(
+            "index: 3 sitemaps (2 queued, 1 already queued), 1 problems (first: loc outside the \
+             sitemap's location at entry 4: http://other.test:{}/sitemaps/x.xml)",
+            site.port
+        )
+    );
+    assert!(
+        detail("/sitemaps/a.xml").starts_with("urlset: 4 URLs, 1 problems (first: invalid loc at entry 5")
+    );
+    assert_eq!(detail("/sitemaps/b.xml.gz"), "urlset, gzip: 1 URLs, 0 problems");
+    assert_eq!(detail("/sitemaps/c.txt"), "text: 1 URLs, 0 problems");
+    assert_eq!(
+        (line("/missing.xml").status, line("/missing.xml").outcome.as_str()),
+        (Some(404), "client-error")
+    );
+    assert_eq!(line("/soft404.xml").outcome, "not-a-sitemap");
+    assert_eq!(detail("/soft404.xml"), "not a sitemap: an HTML page");
+    // Two gzip bombs: zeros are no sitemap; a urlset padded with 60 MiB of spaces is read up
+    // to the parser's cap, and its one URL kept (and fetched, above).
+    assert_eq!(line("/bomb.xml.gz").outcome, "not-a-sitemap");
+    assert_eq!(detail("/bomb.xml.gz"), "not a sitemap: binary data");
+    assert_eq!(line("/xml-bomb.xml.gz").outcome, "ok");
+    assert_eq!(
+        detail("/xml-bomb.xml.gz"),
+        "urlset, gzip: 1 URLs, 0 problems, stopped early: stopped at the size cap of 52428800 \
+         uncompressed bytes"
+    );
+    assert_eq!(line("/moved.xml").outcome, "redirect");
+    assert_eq!(detail("/moved.xml"), format!("{}/sitemaps/c.txt (queued)", site.base));
+    let private_sitemap = line("/private/sitemap.xml");
+    assert_eq!(
+        (private_sitemap.kind, private_sitemap.detail.as_deref()),
+        (LogKind::Skipped, Some("sitemap"))
+    );
+    assert_eq!(line("/private/secret").kind, LogKind::Skipped);
+
+    // WARC: every sitemap answer archived.
+    let records = warc_records(data.path());
+    for path in sitemap_paths {
+        let url = format!("{}{path}", site.base);
+        assert!(records.iter().any(|(kind, target)| kind == "response" && *target == url), "{url}");
+    }
+    warcio_check(data.path());
+
+    // The store: sitemap URLs are depth 1, and a given priority is their starting weight.
+    let store = freshet_frontier::RedbStore::open(data.path().join("frontier.redb")).unwrap();
+    let pages = store.pages(None, 100).unwrap();
+    let record = |path: &str| {
+        let url = format!("{}{path}", site.base);
+        pages.iter().find(|page| page.url == url).unwrap().record.clone()
+    };
+    assert_eq!((record("/orphan/1").depth, record("/orphan/1").weight), (1, 0.9));
+    assert_eq!((record("/orphan/2").depth, record("/orphan/2").weight), (1, 1.0));
+    assert_eq!(record("/linked").depth, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sitemap_file_and_url_limits_hold_per_host() {
+    let site = Site::start().await;
+    // One file: the index only, none of its parts.
+    let data = tempfile::tempdir().unwrap();
+    let mut config = site.config(data.path());
+    config.max_sitemap_files = 1;
+    crawl(config, std::future::pending()).await;
+    let paths: Vec<String> = site.requests().into_iter().map(|(_, path, _)| path).collect();
+    assert_eq!(paths, ["/robots.txt", "/sitemap_index.xml", "/", "/linked"]);
+    let lines = read_log(data.path());
+    let index = lines.iter().find(|l| l.kind == LogKind::Sitemap).unwrap();
+    assert!(index.detail.as_deref().unwrap().contains("3 over the host's sitemap file limit"), "{index:?}");
+
+    // One URL: the first the sitemaps list, none after.
+    let before = site.requests().len();
+    let data = tempfile::tempdir().unwrap();
+    let mut config = site.config(data.path());
+    config.max_sitemap_urls = 1;
+    crawl(config, std::future::pending()).await;
+    let pages: HashSet<String> = site.requests()[before..]
+        .iter()
+        .map(|(_, path, _)| path.clone())
+        .filter(|path| path == "/" || path == "/linked" || path.starts_with("/orphan/"))
+        .collect();
+    assert_eq!(pages, ["/", "/linked", "/orphan/5"].map(String::from).into_iter().collect());
+    let lines = read_log(data.path());
+    let part = lines.iter().find(|l| l.url.ends_with("/sitemaps/a.xml")).unwrap();
+    assert!(
+        part.detail.as_deref().unwrap().starts_with("urlset: 0 URLs, 4 more over the host's limit of 1 URLs"),
+        "{part:?}"
+    );
 }

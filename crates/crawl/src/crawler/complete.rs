@@ -35,7 +35,7 @@ impl Crawler {
                 // Only an unsupported URL gets here, which the canonical store cannot hold.
                 self.log.write(&LogLine {
                     time: log_time(SystemTime::now()),
-                    kind: if matches!(job.kind, JobKind::Robots) { LogKind::Robots } else { LogKind::Page },
+                    kind: job.kind.log_kind(),
                     url: job.url.to_string(),
                     status: None,
                     bytes: 0,
@@ -50,6 +50,7 @@ impl Crawler {
         };
         match job.kind {
             JobKind::Robots => self.robots_done(&job, &fetches, result.ended, now),
+            JobKind::Sitemap(_) => self.sitemap_done(&job, &fetches, result.sitemap, result.ended, now),
             JobKind::Page { depth, last_fetch, .. } => {
                 let change = self.adapt_host_delay(job.host, fetches.first().map(|fetch| &fetch.outcome))?;
                 let state = self.host_mut(job.host)?;
@@ -331,12 +332,12 @@ impl Crawler {
                 Verdict::Allowed => {}
             }
         }
-        Ok(())
+        self.queue_robots_sitemaps(job.host)
     }
 
     /// Writes the WARC records of a fetch that got an answer: request and response, or request
     /// and a `revisit` (server-not-modified) for a 304 to a conditional GET.
-    fn archive(&mut self, fetch: &Fetch, last_fetch: Option<f64>) -> Result<()> {
+    pub(super) fn archive(&mut self, fetch: &Fetch, last_fetch: Option<f64>) -> Result<()> {
         let Some(message) = fetch.response_message() else { return Ok(()) };
         let request = fetch.request_message();
         let date = WarcDate::from_system_time(fetch.timings.started)?;
@@ -411,7 +412,7 @@ fn to_unix(time: SystemTime) -> f64 {
 }
 
 /// The log line of one request.
-fn fetch_line(kind: LogKind, fetch: &Fetch) -> LogLine {
+pub(super) fn fetch_line(kind: LogKind, fetch: &Fetch) -> LogLine {
     let detail = match &fetch.outcome {
         Outcome::Redirect { location, .. } => Some(location.to_string()),
         Outcome::BadRedirect { location, .. } => location.clone(),

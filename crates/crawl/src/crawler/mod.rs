@@ -27,6 +27,7 @@ use crate::revisit::{HostRates, PageMemory, Revisit};
 
 mod adapt;
 mod complete;
+pub(crate) mod sitemaps;
 mod status;
 
 /// Why a crawl ended.
@@ -413,6 +414,10 @@ impl Crawler {
         let state = self.host_mut(host)?;
         let (not_before, delay) = (state.not_before, state.delay);
         let verdict = state.verdict(&agent, freshet_url::path_and_query(&url), now);
+        // The host's queued sitemaps go first, each in a page's slot (see `sitemaps`).
+        if matches!(verdict, Verdict::Allowed | Verdict::Disallowed) && self.start_sitemap(page, host, now)? {
+            return Ok(());
+        }
         let kind = match verdict {
             Verdict::Allowed => {
                 self.page_requests += 1;
@@ -442,7 +447,7 @@ impl Crawler {
         };
         let url = match kind {
             JobKind::Robots => self.host_mut(host)?.robots_url.clone(),
-            JobKind::Page { .. } => url,
+            JobKind::Page { .. } | JobKind::Sitemap(_) => url,
         };
         let job = Job { page, host, url, not_before, delay, kind };
         let handle = self.jobs.spawn(job.clone().run(self.fetcher.clone()));
