@@ -54,6 +54,9 @@ pub struct CrawlConfig {
     pub warc_max_file_bytes: u64,
     /// How fetched pages are revisited (see [`crate::revisit`]). Default: freshet's policy.
     pub revisit: Revisit,
+    /// How many of a page's own fetch intervals its host's pooled change-rate prior is worth
+    /// (see [`crate::revisit`]). Default [`PRIOR_FETCHES`](crate::revisit::PRIOR_FETCHES).
+    pub prior_fetches: f64,
     /// Where page weights come from (see [`crate::importance`]). Default: OPIC.
     pub importance: Importance,
     /// Nutch's interval bounds for [`Revisit::Nutch`], seconds: `db.fetch.schedule.adaptive`'s
@@ -95,6 +98,7 @@ impl CrawlConfig {
             warc_max_file_bytes: freshet_warc::DEFAULT_MAX_FILE_BYTES,
             revisit: Revisit::Freshet,
             importance: Importance::Opic,
+            prior_fetches: crate::revisit::PRIOR_FETCHES,
             nutch_interval_bounds: (60.0, 365.0 * DAY),
             max_failures: 3,
             sitemaps: true,
@@ -130,6 +134,13 @@ impl CrawlConfig {
                 "nutch_interval_bounds",
                 format!("{nutch_min}..{nutch_max}"),
                 "finite, positive bounds, min ≤ max (seconds)",
+            );
+        }
+        if !(self.prior_fetches.is_finite() && self.prior_fetches > 0.0) {
+            return bad(
+                "prior_fetches",
+                self.prior_fetches.to_string(),
+                "a positive number of fetch intervals",
             );
         }
         if self.max_failures == 0 {

@@ -248,12 +248,13 @@ impl Crawler {
         let prior_rate = self.config.change_rate_prior;
         match self.config.revisit {
             Revisit::Freshet => {
+                let prior_fetches = self.config.prior_fetches;
                 let rates = self.host_rates_mut(host);
                 if had_data {
                     rates.remove(change_rate);
                 }
                 let estimate = rates
-                    .prior(prior_rate, memory.history.mean_interval())
+                    .prior(prior_rate, memory.history.mean_interval(), prior_fetches)
                     .map(|prior| revisit::estimate_rate(&memory.history, &prior));
                 let rate = estimate.map_or(prior_rate, |estimate| estimate.rate).max(MIN_RATE);
                 if memory.history.intervals() > 0 {

@@ -95,10 +95,12 @@ impl Crawler {
         let change_rate_std_error = (self.config.revisit == Revisit::Freshet
             && memory.history.intervals() > 0)
             .then(|| {
-                let crawl_prior = self.config.change_rate_prior;
-                let prior = self
-                    .host_rates_mut(stored.record.host)
-                    .prior(crawl_prior, memory.history.mean_interval())?;
+                let (crawl_prior, prior_fetches) = (self.config.change_rate_prior, self.config.prior_fetches);
+                let prior = self.host_rates_mut(stored.record.host).prior(
+                    crawl_prior,
+                    memory.history.mean_interval(),
+                    prior_fetches,
+                )?;
                 Some(revisit::estimate_rate(&memory.history, &prior).std_error)
             })
             .flatten();
