@@ -421,7 +421,7 @@ impl Crawler {
         let kind = match verdict {
             Verdict::Allowed => {
                 self.page_requests += 1;
-                self.recent_starts.push_back(Instant::now());
+                self.note_start(Instant::now());
                 let record = stored.record;
                 let memory = PageMemory::from_bytes(&record.estimator)
                     .map_err(|source| CrawlError::StoredMemory { page: page.0, source })?;

@@ -29,12 +29,23 @@ impl Crawler {
         }
     }
 
-    fn status(&mut self) -> CrawlStatus {
-        let now = unix_now();
-        let clock = Instant::now();
+    /// Counts a page fetch start for `fetches_per_second`, forgetting those older than the
+    /// window (so the queue holds at most one window of starts).
+    pub(super) fn note_start(&mut self, at: Instant) {
+        self.recent_starts.push_back(at);
+        self.forget_old_starts(at);
+    }
+
+    fn forget_old_starts(&mut self, clock: Instant) {
         while self.recent_starts.front().is_some_and(|&start| clock.duration_since(start) > RATE_WINDOW) {
             self.recent_starts.pop_front();
         }
+    }
+
+    fn status(&mut self) -> CrawlStatus {
+        let now = unix_now();
+        let clock = Instant::now();
+        self.forget_old_starts(clock);
         let uptime = clock.duration_since(self.started);
         let window = uptime.min(RATE_WINDOW).as_secs_f64();
         let census = self.scheduler.census(now);
