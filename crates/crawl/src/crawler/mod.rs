@@ -102,6 +102,8 @@ pub struct Crawler {
     /// Questions from [`Admin`] handles, and the sender they are cloned from.
     admin_sender: mpsc::Sender<Request>,
     admin_requests: mpsc::Receiver<Request>,
+    /// Pages in the scheduler when `λ_0` was last re-solved over all of them.
+    pages_at_solve: usize,
     /// When this run started, and the page fetch starts of the last ten seconds.
     started: Instant,
     recent_starts: VecDeque<Instant>,
@@ -164,6 +166,7 @@ impl Crawler {
             link_cache: Vec::new(),
             admin_sender,
             admin_requests,
+            pages_at_solve: 0,
             started: Instant::now(),
             recent_starts: VecDeque::new(),
             page_requests: 0,
@@ -583,6 +586,13 @@ impl Crawler {
             }
             let (weight, change_rate) = self.initial_parameters(admission.page, admission.host, url.as_str());
             self.scheduler.add(admission.page, admission.host, weight, change_rate, now)?;
+        }
+        // Many new pages at once (a crawl's discovery): λ_0 is re-solved over all pages rather
+        // than left to the sweep's bounded steps, which need a pass over the pages each.
+        let pages = self.scheduler.len();
+        if pages >= 16 + self.pages_at_solve + self.pages_at_solve / 4 {
+            self.scheduler.resolve_lambda0();
+            self.pages_at_solve = pages;
         }
         for (page, range) in link_sources {
             let links: Vec<u32> = range

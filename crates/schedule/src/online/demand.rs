@@ -59,11 +59,16 @@ impl<O: Objective> Scheduler<O> {
         let end = sweep.cursor.saturating_add(slots).min(self.pages.len());
         self.accumulate(&mut sweep, end);
         if sweep.cursor >= self.pages.len() {
-            let (demand, slope) = self.total_demand(&sweep.host_sums);
+            let (demand, slope, saturated) = self.total_demand(&sweep.host_sums);
             let log_lambda = sweep.lambda.ln();
             let mut next =
                 log_lambda + newton_step(sweep.lambda, demand, slope, self.budget.rate, SWEEP_MAX_STEP);
             let excess = demand - self.budget.rate;
+            if excess < 0.0 && saturated && sweep.cutoff_below == 0.0 {
+                // Every host with pages is at its capacity and no page is cut off: a lower λ
+                // buys no fetch, so λ holds (see `total_demand`).
+                next = next.max(log_lambda);
+            }
             if excess < 0.0 && slope == 0.0 && sweep.cutoff_below > 0.0 {
                 // Above every uncapped page's `V(∞)`: no slope to follow; step just below the
                 // next cutoff rather than past it into a flood of pages.
@@ -103,7 +108,13 @@ impl<O: Objective> Scheduler<O> {
             sweep.host_sums.resize(self.hosts.len(), (0.0, 0.0));
             sweep.cutoff_below = 0.0;
             self.accumulate(&mut sweep, self.pages.len());
-            let (demand, slope) = self.total_demand(&sweep.host_sums);
+            let (demand, slope, saturated) = self.total_demand(&sweep.host_sums);
+            if demand < self.budget.rate && saturated && sweep.cutoff_below == 0.0 {
+                // No root: the hosts' capacities sum to less than the budget. Any λ at which
+                // they are all full is as good as a lower one, and this one recovers at once
+                // when pages arrive (a crawl's first `next` sees one seed page).
+                break;
+            }
             if demand > self.budget.rate {
                 low = log_lambda;
             } else {
@@ -154,18 +165,29 @@ impl<O: Objective> Scheduler<O> {
 
     /// `Σ_i min(k_i, S_i)` and its slope (0 for a capped host), `k_i` the inverse of host `i`'s
     /// gap.
-    fn total_demand(&self, host_sums: &[(f64, f64)]) -> (f64, f64) {
+    /// Total demand `Σ_i min(k_i, S_i(λ))` and its slope, and whether it is *saturated*: every
+    /// host with demand is at its capacity, so lowering `λ` cannot raise it. A saturated demand
+    /// below the budget has no root; without this the solvers drove `λ_0` toward 0 (e^−221 in a
+    /// crawl whose first `next` saw one seed page on one host, capacity 20 against a budget of
+    /// 40), from which the sweep (a bounded step per pass over the pages) took thousands of
+    /// passes to climb back, while the hosts' `λ_i` carried the whole threshold.
+    fn total_demand(&self, host_sums: &[(f64, f64)]) -> (f64, f64, bool) {
         let (mut demand, mut slope) = (0.0, 0.0);
+        let (mut with_demand, mut capped) = (0_usize, 0_usize);
         for (state, &(rate, rate_slope)) in self.hosts.iter().zip(host_sums) {
             let capacity = 1.0 / state.politeness.gap();
+            if rate > 0.0 {
+                with_demand += 1;
+            }
             if rate >= capacity {
                 demand += capacity;
+                capped += 1;
             } else {
                 demand += rate;
                 slope += rate_slope;
             }
         }
-        (demand, slope)
+        (demand, slope, with_demand > 0 && capped == with_demand)
     }
 }
 
@@ -198,5 +220,39 @@ mod tests {
         assert_eq!(newton_step(lambda, demand, slope, 1.0, 0.5), -0.5);
         assert_eq!(newton_step(lambda, 0.0, 0.0, 1.0, 0.5), -0.5);
         assert_eq!(newton_step(lambda, f64::INFINITY, 0.0, 1.0, 0.5), 0.5);
+    }
+}
+
+#[cfg(test)]
+mod saturation {
+    #![allow(clippy::unwrap_used)]
+
+    use super::super::{Budget, Decision, HostId, PageId, Politeness, Scheduler};
+
+    /// Regression: a crawl's first `next` saw one seed page on one host whose capacity (20 a
+    /// second) is half the budget (40): the feed-forward solve had no root and drove `λ_0` to
+    /// e^−221 (1e-94 in the crawler's status), and the pages discovered next could not bring it
+    /// back for thousands of sweeps.
+    #[test]
+    fn a_budget_above_every_capacity_does_not_drive_lambda0_to_zero() {
+        let mut scheduler = Scheduler::freshness(Budget::new(40.0)).unwrap();
+        let politeness = Politeness { min_delay: 0.05, max_rate: f64::INFINITY };
+        scheduler.set_host(HostId(0), politeness).unwrap();
+        scheduler.add(PageId(0), HostId(0), 1.0, 1.0 / 30.0, 0.0).unwrap();
+        assert!(matches!(scheduler.next(0.0), Decision::Fetch { .. }));
+        // Any λ_0 at which the one host is full will do: its page's demand reaches 20 a second
+        // near V(0.05 s) ≈ 4e-5. It stops there, not at e^−221.
+        assert!(scheduler.lambda0() > 1e-6, "λ_0 = {:e}", scheduler.lambda0());
+        // Pages on 23 more hosts: the budget binds again, and a re-solve finds λ_0 at once.
+        for host in 1..24 {
+            scheduler.set_host(HostId(host), politeness).unwrap();
+        }
+        for page in 1..1200 {
+            scheduler.add(PageId(page), HostId(page % 24), 1.0, 1.0 / 30.0, 0.1).unwrap();
+        }
+        scheduler.resolve_lambda0();
+        // 1,200 alike pages at 40 fetches a second: each every 30 s, where V = 30·G(1) ≈ 7.9.
+        let lambda0 = scheduler.lambda0();
+        assert!((4.0..12.0).contains(&lambda0), "λ_0 = {lambda0}");
     }
 }

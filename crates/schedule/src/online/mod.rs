@@ -26,7 +26,11 @@
 //!   sweep over the pages, 4 page slots per `next` (`demand.rs`; whole sweeps at the first
 //!   `next` without `initial_lambda0`); the bucket level `L` adds a small proportional term and
 //!   a bounded integral `c` makes up what the model misses. Capped hosts count their capacity
-//!   whatever `λ_0` is, so `λ_0` is set by the uncapped ones, as the seed says. A controller
+//!   whatever `λ_0` is, so `λ_0` is set by the uncapped ones, as the seed says. When every host
+//!   with pages is full and the budget still exceeds their capacities, the equation has no
+//!   root and `λ_0` holds where the hosts fill (it used to sink toward 0: e^−221 at a crawl's
+//!   first `next`, with one seed page, and the sweep's bounded steps took thousands of passes
+//!   to recover); a crawler adding many pages calls [`Scheduler::resolve_lambda0`]. A controller
 //!   that only watched the rate oscillated at the revisit period after a start with every
 //!   copy fresh (the simulator's), and under-used the budget after a first crawl.
 //! * **Tokens go by value.** Hosts that may serve within one token interval `1/k_0` contend for
