@@ -71,6 +71,25 @@ pub struct LogLine {
     pub links: Option<usize>,
 }
 
+impl LogLine {
+    /// The line of a URL not requested, now: `outcome` says why (`robots-disallowed`,
+    /// `address-refused`), `detail` what more is known.
+    pub(crate) fn skipped(url: &str, outcome: &str, detail: Option<String>) -> Self {
+        Self {
+            time: crate::crawler::log_time(std::time::SystemTime::now()),
+            kind: LogKind::Skipped,
+            url: url.to_owned(),
+            status: None,
+            bytes: 0,
+            duration_ms: 0.0,
+            fingerprint: None,
+            outcome: outcome.to_owned(),
+            detail,
+            links: None,
+        }
+    }
+}
+
 /// The open log file.
 pub(crate) struct CrawlLog {
     path: PathBuf,

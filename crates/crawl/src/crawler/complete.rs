@@ -21,7 +21,7 @@ use crate::log::{LogKind, LogLine};
 use crate::revisit::{self, ContentCheck, PageMemory, Revisit};
 
 /// A log timestamp: RFC 3339 in UTC (as `WARC-Date` writes it).
-pub(super) fn log_time(time: SystemTime) -> String {
+pub(crate) fn log_time(time: SystemTime) -> String {
     WarcDate::from_system_time(time).map(|date| date.to_string()).unwrap_or_default()
 }
 

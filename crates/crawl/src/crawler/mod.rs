@@ -22,11 +22,12 @@ use crate::error::{CrawlError, Result};
 use crate::hosts::{HostState, Verdict};
 use crate::importance::Weights;
 use crate::job::{Job, JobKind, JobResult};
-use crate::log::{CrawlLog, LogKind, LogLine};
+use crate::log::{CrawlLog, LogLine};
 use crate::revisit::{HostRates, PageMemory, Revisit};
 
 mod adapt;
 mod complete;
+pub(crate) use complete::log_time;
 pub(crate) mod sitemaps;
 mod status;
 
@@ -481,18 +482,7 @@ impl Crawler {
             Ok(()) | Err(OnlineError::UnknownPage(_)) => {}
             Err(error) => return Err(error.into()),
         }
-        self.log.write(&LogLine {
-            time: complete::log_time(SystemTime::now()),
-            kind: LogKind::Skipped,
-            url: url.to_string(),
-            status: None,
-            bytes: 0,
-            duration_ms: 0.0,
-            fingerprint: None,
-            outcome: outcome.into(),
-            detail,
-            links: None,
-        })
+        self.log.write(&LogLine::skipped(url.as_str(), outcome, detail))
     }
 
     /// Queues a discovered URL for the next commit, if it is in scope (checked against every seed).

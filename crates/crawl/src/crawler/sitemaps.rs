@@ -7,7 +7,6 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::fmt::Write as _;
-use std::time::SystemTime;
 
 use freshet_fetch::sitemap::{LocationRule, Sitemap, SitemapError, SitemapFormat, SitemapOptions};
 use freshet_fetch::{Fetch, Outcome};
@@ -18,7 +17,7 @@ use freshet_url::Url;
 use tokio::time::Instant;
 
 use super::Crawler;
-use super::complete::{fetch_line, log_time};
+use super::complete::fetch_line;
 use crate::error::Result;
 use crate::hosts::Verdict;
 use crate::job::{Job, JobKind};
@@ -139,18 +138,7 @@ impl Crawler {
         let (not_before, delay) = (state.not_before, state.delay);
         for url in disallowed {
             self.summary.skipped += 1;
-            self.log.write(&LogLine {
-                time: log_time(SystemTime::now()),
-                kind: LogKind::Skipped,
-                url: url.to_string(),
-                status: None,
-                bytes: 0,
-                duration_ms: 0.0,
-                fingerprint: None,
-                outcome: "robots-disallowed".into(),
-                detail: Some("sitemap".into()),
-                links: None,
-            })?;
+            self.log.write(&LogLine::skipped(url.as_str(), "robots-disallowed", Some("sitemap".into())))?;
         }
         let Some(url) = next else { return Ok(false) };
         let options = SitemapOptions { location, ..SitemapOptions::default() };
