@@ -126,6 +126,19 @@ pub(crate) struct CrawlArgs {
     /// Which links to follow, relative to the seeds.
     #[arg(long, value_enum, default_value_t = ScopeArg::Host)]
     scope: ScopeArg,
+    /// Follow links at most this many hops from a seed (sitemap entries count one).
+    #[arg(long, value_name = "N")]
+    max_depth: Option<u32>,
+    /// Follow only URLs matching this regular expression (repeatable: any of them); seeds are
+    /// always taken.
+    #[arg(long, value_name = "REGEX")]
+    include: Vec<String>,
+    /// Do not follow URLs matching this regular expression (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    exclude: Vec<String>,
+    /// At most N pages of one host enter the frontier; the others are logged as skipped.
+    #[arg(long, value_name = "N")]
+    host_quota: Option<u64>,
     /// Allow loopback, private, link-local and unique-local addresses (testweb, intranets).
     #[arg(long)]
     allow_private: bool,
@@ -166,13 +179,14 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
     };
     println!(
         "{stopped}: {} pages ({} not ok), {} robots.txt, {} skipped by robots.txt, {} refused addresses, \
-         {} new URLs, {} bytes; in {}",
+         {} new URLs ({} over --host-quota), {} bytes; in {}",
         summary.pages,
         summary.not_ok,
         summary.robots,
         summary.skipped,
         summary.refused,
         summary.discovered,
+        summary.over_quota,
         summary.bytes,
         data.display()
     );
@@ -234,6 +248,15 @@ fn build_config(args: &CrawlArgs) -> anyhow::Result<CrawlConfig> {
         ScopeArg::Domain => Scope::Domain,
         ScopeArg::Any => Scope::Any,
     };
+    config.max_depth = args.max_depth;
+    config.host_quota = args.host_quota;
+    let compile = |flag: &str, pattern: &String| {
+        regex::Regex::new(pattern).with_context(|| format!("{flag} {pattern:?}: not a regular expression"))
+    };
+    config.include =
+        args.include.iter().map(|pattern| compile("--include", pattern)).collect::<anyhow::Result<_>>()?;
+    config.exclude =
+        args.exclude.iter().map(|pattern| compile("--exclude", pattern)).collect::<anyhow::Result<_>>()?;
     config.fetch.allow_private = args.allow_private;
     config.sitemaps = !args.no_sitemaps;
     for given in &args.resolve {

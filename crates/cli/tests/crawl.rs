@@ -189,6 +189,18 @@ fn loopback_is_refused_without_allow_private_and_bad_flags_are_named() {
 
     let none = freshet_in(data.path(), &["crawl", "--data", "z"], None);
     assert!(stderr(&none).contains("no seed URL"), "{}", stderr(&none));
+
+    let bad =
+        freshet_in(data.path(), &["crawl", "http://a.test/", "--data", "w", "--exclude", "(unclosed"], None);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("--exclude \"(unclosed\": not a regular expression"), "{}", stderr(&bad));
+    let weights = data.path().join("weights.csv");
+    std::fs::write(&weights, "url,weight\nhttp://a.test/,2\nhttp://a.test/b,-1\n").unwrap();
+    let weights_arg = weights.display().to_string();
+    let bad =
+        freshet_in(data.path(), &["crawl", "http://a.test/", "--data", "v", "--weights", &weights_arg], None);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("weight -1"), "{}", stderr(&bad));
 }
 
 /// `host` + `path` of a page, as the server logs them.

@@ -34,6 +34,17 @@ pub struct CrawlConfig {
     pub delay: Duration,
     /// Which discovered links are followed, relative to the seeds.
     pub scope: Scope,
+    /// Links further than this many hops from a seed are not followed (seeds are depth 0,
+    /// sitemap entries depth 1). `None`: no limit.
+    pub max_depth: Option<u32>,
+    /// If any is given, only URLs matching one of these (anywhere in the canonical URL) are
+    /// followed. Seeds are always taken.
+    pub include: Vec<regex::Regex>,
+    /// URLs matching any of these are not followed (after `include`). Seeds are always taken.
+    pub exclude: Vec<regex::Regex>,
+    /// At most this many pages of one host enter the frontier (seeds included); the others
+    /// are logged as skipped (`host-quota`) and never fetched. `None`: no limit.
+    pub host_quota: Option<u64>,
     /// The HTTP client's settings (user agent, timeouts, body cap, `allow_private`, `--resolve`).
     pub fetch: FetchConfig,
     /// The global budget `k_0` of the scheduler, fetch starts per second. Default 1,000: high
@@ -88,6 +99,10 @@ impl CrawlConfig {
             duration: None,
             delay: Duration::from_secs(1),
             scope: Scope::Host,
+            max_depth: None,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            host_quota: None,
             fetch: FetchConfig::default(),
             rate: 1_000.0,
             max_in_flight: 64,
@@ -145,6 +160,9 @@ impl CrawlConfig {
         }
         if self.max_failures == 0 {
             return bad("max_failures", "0".into(), "at least 1");
+        }
+        if self.host_quota == Some(0) {
+            return bad("host_quota", "0".into(), "at least 1 (or no limit)");
         }
         if self.max_pages == Some(0) {
             return bad("max_pages", "0".into(), "at least 1 (or no limit)");

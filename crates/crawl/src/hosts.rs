@@ -34,6 +34,8 @@ pub(crate) struct HostState {
     /// Text blocks repeated across the host's pages (template, not content), left out of the
     /// main-text signatures.
     pub(crate) boilerplate: HostBoilerplate,
+    /// Its pages in the frontier (for `host_quota`).
+    pub(crate) pages: u64,
     /// Its sitemaps: queued, requested, URLs taken (see `crawler::sitemaps`).
     pub(crate) sitemaps: HostSitemaps,
 }
@@ -65,6 +67,7 @@ impl HostState {
             unchecked: Vec::new(),
             refused: None,
             boilerplate: HostBoilerplate::default(),
+            pages: 0,
             sitemaps: HostSitemaps::default(),
         }
     }

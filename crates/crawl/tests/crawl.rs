@@ -806,3 +806,38 @@ async fn the_sitemap_file_and_url_limits_hold_per_host() {
         "{part:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn depth_patterns_and_host_quota_bound_what_is_followed() {
+    let web = testweb(3, 120).await;
+    let data = tempfile::tempdir().unwrap();
+    let mut config = config(&web, data.path());
+    config.sitemaps = false;
+    config.max_depth = Some(2);
+    config.exclude = vec![regex::Regex::new(r"/page/1[0-9]$").unwrap()];
+    config.host_quota = Some(12);
+    let summary = crawl(config, std::future::pending()).await;
+    assert_eq!(summary.stopped, StopReason::Done);
+    let log = web.log().entries();
+    let requests = page_requests(&log);
+    assert_polite(&log);
+    // No excluded URL requested.
+    assert!(requests.iter().all(|(_, path)| !regex::Regex::new(r"^/page/1[0-9]$").unwrap().is_match(path)));
+    // At most 12 pages a host entered the frontier, so at most 12 requests a host.
+    let mut per_host: HashMap<&str, usize> = HashMap::new();
+    for (host, _) in &requests {
+        *per_host.entry(host.as_str()).or_default() += 1;
+    }
+    assert!(per_host.values().all(|&count| count <= 12), "{per_host:?}");
+    assert!(summary.over_quota > 0, "the quota must have bitten on a 120-page web");
+    let quota_lines = read_log(data.path()).into_iter().filter(|line| line.outcome == "host-quota").count();
+    assert_eq!(quota_lines as u64, summary.over_quota);
+    // Every page fetched is at most two links from the seed.
+    let store = freshet_frontier::RedbStore::open(data.path().join("frontier.redb")).unwrap();
+    let lines = read_log(data.path());
+    for line in lines.iter().filter(|line| line.kind == LogKind::Page) {
+        let page = store.lookup(&line.url).unwrap().unwrap();
+        let depth = store.page(page).unwrap().unwrap().record.depth;
+        assert!(depth <= 2, "{} at depth {depth}", line.url);
+    }
+}

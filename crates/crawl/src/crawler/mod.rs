@@ -61,6 +61,8 @@ pub struct CrawlSummary {
     /// URLs not requested because their host's addresses are refused (loopback, private…
     /// without `allow_private`).
     pub refused: u64,
+    /// New URLs not admitted because their host had `host_quota` pages already.
+    pub over_quota: u64,
     /// New URLs admitted to the frontier (seeds included).
     pub discovered: u64,
     /// Body bytes received.
@@ -178,6 +180,7 @@ impl Crawler {
                 robots: 0,
                 skipped: 0,
                 refused: 0,
+                over_quota: 0,
                 discovered: 0,
                 bytes: 0,
                 recovered_in_flight,
@@ -219,6 +222,7 @@ impl Crawler {
                     self.seeds.push(parse_stored(&page)?);
                 }
                 let record = &page.record;
+                self.host_mut(record.host)?.pages += 1;
                 let memory = PageMemory::from_bytes(&record.estimator)
                     .map_err(|source| CrawlError::StoredMemory { page: page.id.0, source })?;
                 self.weights.restore(page.id.0, memory.opic_history);
@@ -488,7 +492,7 @@ impl Crawler {
     /// Queues a discovered URL for the next commit, if it is in scope (checked against every seed).
     pub(crate) fn discover(&mut self, url: Url, depth: u32, from: Option<PageId>) {
         let is_seed = depth == 0 && from.is_none();
-        if !is_seed && !self.seeds.iter().any(|seed| self.config.scope.in_scope(seed, &url)) {
+        if !is_seed && !self.follows(&url, depth) {
             return;
         }
         self.pending.push(Op::Discover(Discovery {
@@ -501,6 +505,17 @@ impl Crawler {
             due: unix_now(),
         }));
         self.pending_urls.push(url);
+    }
+
+    /// Whether a link at `depth` hops from a seed is followed: in scope of a seed, within
+    /// `max_depth`, matching `include` (if any) and no `exclude`.
+    fn follows(&self, url: &Url, depth: u32) -> bool {
+        let config = &self.config;
+        let text = url.as_str();
+        config.max_depth.is_none_or(|max| depth <= max)
+            && (config.include.is_empty() || config.include.iter().any(|pattern| pattern.is_match(text)))
+            && !config.exclude.iter().any(|pattern| pattern.is_match(text))
+            && self.seeds.iter().any(|seed| config.scope.in_scope(seed, url))
     }
 
     /// A finished (or aborted, or panicked) job.
@@ -566,6 +581,15 @@ impl Crawler {
             }
             self.summary.discovered += 1;
             self.weights.add(admission.page.0);
+            let quota = self.config.host_quota;
+            let state = self.host_mut(admission.host)?;
+            state.pages += 1;
+            if quota.is_some_and(|quota| state.pages > quota) {
+                self.summary.over_quota += 1;
+                self.pending.push(Op::Release { page: admission.page, next_due: None });
+                self.log.write(&LogLine::skipped(url.as_str(), "host-quota", None))?;
+                continue;
+            }
             match verdict {
                 Verdict::Disallowed | Verdict::Refused => {
                     self.skip(admission.page, url, verdict)?;
