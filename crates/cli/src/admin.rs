@@ -166,8 +166,13 @@ pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         status.fetches_per_second, status.budget, status.page_requests, status.not_ok, status.bytes
     );
     println!(
-        "pages               {} scheduled, {} fetched, {} due now, {} in flight; {} discovered this run",
-        status.pages, status.fetched_pages, status.due, status.in_flight, status.discovered
+        "pages               {} scheduled, {} fetched, {} due now, {} in flight; {} discovered this run; {} hosts",
+        status.pages,
+        status.fetched_pages,
+        status.due,
+        status.in_flight,
+        status.discovered,
+        status.host_count
     );
     println!("hosts by λ_i (the politeness limits that cost the most freshness):");
     for host in &status.hosts {

@@ -169,7 +169,11 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
             let bound = crate::admin::serve(address, crawler.admin()).await?;
             eprintln!("serving /metrics, /status and /explain on http://{bound}");
         }
-        anyhow::Ok(crawler.run(interrupted()).await?)
+        let progress = tokio::spawn(show_progress(crawler.admin()));
+        let summary = crawler.run(interrupted()).await;
+        // The crawl is over and its status channel closed: the line clears itself.
+        let _ = progress.await;
+        anyhow::Ok(summary?)
     })?;
     let stopped = match summary.stopped {
         StopReason::Done => "nothing left to fetch",
@@ -197,6 +201,31 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A live line on standard error while the crawl runs (drawn only on a terminal): pages and
+/// their rate, bytes, answers not ok, new URLs, pages due, hosts and `λ_0`, from the crawl's
+/// own status every second.
+async fn show_progress(admin: freshet_crawl::Admin) {
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    while let Some(status) = admin.status().await {
+        bar.set_message(format!(
+            "{} pages ({:.1}/s), {:.1} MB, {} not ok, {} new URLs, {} due, {} hosts, λ_0 {:.2e}, expected freshness {:.3}",
+            status.page_requests,
+            status.fetches_per_second,
+            status.bytes as f64 / 1e6,
+            status.not_ok,
+            status.discovered,
+            status.due,
+            status.host_count,
+            status.lambda0,
+            status.expected_freshness,
+        ));
+        bar.tick();
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    bar.finish_and_clear();
 }
 
 /// Completes on Ctrl-C; never, if the signal cannot be watched.

@@ -41,7 +41,8 @@ pub enum ExplainError {
 }
 
 impl Admin {
-    /// The crawl's status now; `None` once the crawl has stopped.
+    /// The crawl's status now; `None` once the crawl has stopped. It costs the control task one
+    /// pass over the scheduled pages (the census of freshness and due pages).
     pub async fn status(&self) -> Option<CrawlStatus> {
         let (reply, answer) = oneshot::channel();
         self.sender.send(Request::Status(reply)).await.ok()?;
@@ -93,6 +94,8 @@ pub struct CrawlStatus {
     pub bytes: u64,
     /// New URLs admitted in this run.
     pub discovered: u64,
+    /// Hosts known to the crawl.
+    pub host_count: usize,
     /// The hosts with the highest `λ_i`, highest first.
     pub hosts: Vec<HostStatus>,
 }

@@ -77,6 +77,7 @@ impl Crawler {
             not_ok: self.summary.not_ok,
             bytes: self.summary.bytes,
             discovered: self.summary.discovered,
+            host_count: self.hosts.iter().flatten().count(),
             hosts,
         }
     }
