@@ -102,15 +102,18 @@
 //! # Discovery and revisits
 //! Links of HTML pages (`freshet_fetch::links`: `nofollow` and robots meta respected) and
 //! redirect targets are canonical already; they are scope-checked against every seed
-//! ([`CrawlConfig::scope`]), seen-checked by the store's `Discover` in the group commit, and new
-//! ones added to the scheduler with weight 1 and the prior change rate.
+//! ([`CrawlConfig::scope`], [`CrawlConfig::max_depth`], `include`/`exclude`), seen-checked by
+//! the store's `Discover` in the group commit, and new ones added to the scheduler with the
+//! `(w, λ)` the revisit policy starts them with (over [`CrawlConfig::host_quota`]: skipped).
 //!
-//! **This crawler makes one pass: a page is fetched once and not revisited.** After its fetch
-//! (whatever the outcome, but a 429/503 back-off) a page is completed in the store with no next
-//! due time and removed from the scheduler, so the crawl ends when the frontier is empty.
-//! Revisits are the freshness loop's job (issue 5): it keeps the page in the scheduler with its
-//! estimated change rate, which the scheduler's interface already supports (`fetched` re-queues a
-//! page; `restore` rebuilds one after a restart). Failed fetches are not retried either.
+//! **Revisits** ([`CrawlConfig::revisit`], module [`revisit`]): after each fetch the page stays
+//! in the scheduler with its new weight (module `importance`: OPIC by default) and change-rate
+//! estimate, learned from what the fetch showed (a 304, its main-text signature against the one
+//! held, Last-Modified); the estimator's state is kept in the store, so `--resume` continues it.
+//! A page gone (4xx but 429, a redirect) or failing [`CrawlConfig::max_failures`] times in a
+//! row leaves the schedule. With [`Revisit::Once`] every page is fetched once and the crawl
+//! ends when the frontier is empty; otherwise it runs until [`CrawlConfig::duration`],
+//! `max_pages` or the stop signal.
 //!
 //! # Resume
 //! `DIR/frontier.redb` is the frontier. Opening with [`CrawlConfig::resume`] runs the store's
@@ -149,7 +152,7 @@ mod config;
 mod crawler;
 mod error;
 mod hosts;
-mod importance;
+pub mod importance;
 mod job;
 mod log;
 pub mod revisit;

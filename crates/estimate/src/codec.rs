@@ -83,14 +83,14 @@ impl ChangeHistory {
         {
             return Err(Error::Corrupt("counts are inconsistent"));
         }
-        Ok(Self::from_parts(
+        Ok(Self {
             changed,
             unchanged_time,
             last_modified_exposure,
             unchanged_count,
             last_modified_intervals,
             last_modified_changes,
-        ))
+        })
     }
 }
 

@@ -29,12 +29,13 @@ use crate::histogram::ChangedIntervals;
 /// Size: `size_of::<ChangeHistory>() == 96` (64 for the histogram, two f64 and three u32).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct ChangeHistory {
-    changed: ChangedIntervals,
-    unchanged_time: f64,
-    last_modified_exposure: f64,
-    unchanged_count: u32,
-    last_modified_intervals: u32,
-    last_modified_changes: u32,
+    // Crate-visible for the byte form's decoder (`codec.rs`), which checks every invariant.
+    pub(crate) changed: ChangedIntervals,
+    pub(crate) unchanged_time: f64,
+    pub(crate) last_modified_exposure: f64,
+    pub(crate) unchanged_count: u32,
+    pub(crate) last_modified_intervals: u32,
+    pub(crate) last_modified_changes: u32,
 }
 
 impl ChangeHistory {
@@ -161,25 +162,6 @@ impl ChangeHistory {
 
     pub(crate) fn changed_intervals(&self) -> &ChangedIntervals {
         &self.changed
-    }
-
-    /// A history from checked parts (the byte form's decoder).
-    pub(crate) fn from_parts(
-        changed: ChangedIntervals,
-        unchanged_time: f64,
-        last_modified_exposure: f64,
-        unchanged_count: u32,
-        last_modified_intervals: u32,
-        last_modified_changes: u32,
-    ) -> Self {
-        Self {
-            changed,
-            unchanged_time,
-            last_modified_exposure,
-            unchanged_count,
-            last_modified_intervals,
-            last_modified_changes,
-        }
     }
 }
 
