@@ -1,16 +1,15 @@
 //! `freshet crawl`: crawl from seed URLs into `DIR` (WARC, crawl log, frontier store) with the
 //! crawl loop of `freshet-crawl`, until nothing is left, `--max-pages`, or Ctrl-C.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context as _, bail};
-use std::collections::HashMap;
-use std::sync::Arc;
+use anyhow::Context as _;
 
-use freshet_crawl::{CrawlConfig, Crawler, Importance, Revisit, StopReason};
-use freshet_url::{Scope, Url};
+use freshet_crawl::{Crawler, StopReason};
+
+use crate::crawl_settings::{CrawlSettings, ImportanceArg, Origin, RevisitArg, ScopeArg};
 
 /// `freshet crawl --help`, first part.
 pub(crate) const LONG_ABOUT: &str = "\
@@ -19,7 +18,7 @@ Crawl from seed URLs, politely, into DIR.
 DIR holds everything: warc/*.warc.gz (request and response records, one gzip member each),
 crawl.jsonl (one JSON line per request of a page, a robots.txt or a sitemap: time, kind, url,
 status, bytes, duration_ms, fingerprint, outcome; and one per URL skipped because robots.txt
-disallows it) and frontier.redb (every URL seen, for --resume).
+disallows it), frontier.redb (every URL seen, for --resume) and crawl.toml (the settings).
 
 Each host (origin) gets at most one request at a time, and two requests at least --delay
 apart (from the end of one to the start of the next), raised by robots.txt Crawl-delay;
@@ -41,7 +40,11 @@ A revisiting crawl runs until --duration, --max-pages or Ctrl-C. Ctrl-C stops cl
 fetches in flight are abandoned, everything else is flushed, and --resume continues.
 
 Addresses that are loopback, private, link-local or unique-local are refused after DNS
-unless --allow-private is given.";
+unless --allow-private is given.
+
+Settings: every flag is also a key of a TOML file (--config FILE; keys and an example in
+docs/crawl-config.md); flags win over the file. The crawl writes the settings it was given to
+DIR/crawl.toml, and --resume starts from them.";
 
 /// `freshet crawl --help`, last part.
 pub(crate) const AFTER_LONG_HELP: &str = "\
@@ -49,40 +52,8 @@ Example, against `freshet testweb --port 8080`:
   freshet crawl http://h0.web.test:8080/ --data crawl-data --scope domain --delay 0.1 \\
       --allow-private --resolve h0.web.test=127.0.0.1 --resolve h1.web.test=127.0.0.1 …";
 
-/// How far links are followed.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum ScopeArg {
-    /// The seed's host only.
-    Host,
-    /// The seed's registered domain (public suffix list).
-    Domain,
-    /// Anywhere.
-    Any,
-}
-
-/// How fetched pages are revisited (`freshet_crawl::Revisit`).
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum RevisitArg {
-    /// Learned change rates and importance, the threshold scheduler (seed 003).
-    Freshet,
-    /// The same interval for every page (round robin).
-    Uniform,
-    /// Apache Nutch's adaptive intervals (×0.8 on change, ×1.2 without).
-    Nutch,
-    /// No revisits: one pass.
-    Once,
-}
-
-/// Where page weights come from (`freshet_crawl::Importance`).
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum ImportanceArg {
-    /// OPIC, learned online from the links followed (Abiteboul et al.; seed 002).
-    Opic,
-    /// Distinct in-links from fetched pages.
-    InDegree,
-}
-
-/// Arguments of `freshet crawl`.
+/// Arguments of `freshet crawl`. Every setting is also a key of `--config FILE` (the same
+/// name; docs/crawl-config.md); a flag given here wins over the file.
 #[derive(Debug, clap::Args)]
 pub(crate) struct CrawlArgs {
     /// Seed URLs.
@@ -94,38 +65,50 @@ pub(crate) struct CrawlArgs {
     /// The data directory (created if missing).
     #[arg(long, value_name = "DIR")]
     data: PathBuf,
-    /// Continue the crawl in DIR (seeds given now are added to it).
+    /// Continue the crawl in DIR with the settings it was started with (DIR/crawl.toml), which
+    /// --config and flags override; seeds given now are added to it.
     #[arg(long)]
     resume: bool,
+    /// A TOML file of settings (keys: docs/crawl-config.md); flags override it.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Stop after N page requests (robots.txt not counted).
     #[arg(long, value_name = "N")]
     max_pages: Option<u64>,
     /// Stop after this many seconds.
     #[arg(long, value_name = "SECONDS")]
     duration: Option<f64>,
-    /// How fetched pages are revisited.
-    #[arg(long, value_enum, default_value_t = RevisitArg::Freshet)]
-    revisit: RevisitArg,
-    /// The global budget: page requests per second over all hosts.
-    #[arg(long, value_name = "FETCHES_PER_SECOND", default_value_t = 1000.0)]
-    rate: f64,
-    /// Where page importance (the weight w of freshet's policy) comes from; --weights overrides.
-    #[arg(long, value_enum, default_value_t = ImportanceArg::Opic)]
-    importance: ImportanceArg,
+    /// How fetched pages are revisited [default: freshet].
+    #[arg(long, value_enum)]
+    revisit: Option<RevisitArg>,
+    /// The global budget: page requests per second over all hosts [default: 1000].
+    #[arg(long, value_name = "FETCHES_PER_SECOND")]
+    rate: Option<f64>,
+    /// Where page importance (the weight w of freshet's policy) comes from; --weights overrides
+    /// [default: opic].
+    #[arg(long, value_enum)]
+    importance: Option<ImportanceArg>,
     /// Page weights from a CSV file with a header holding `url` and `weight` (URLs are
     /// canonicalised; pages not listed weigh 1).
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
     /// The mean time between changes a page is assumed to have before anything is learned
-    /// about it (the prior).
-    #[arg(long, value_name = "SECONDS", default_value_t = freshet_crawl::DAY)]
-    change_interval: f64,
-    /// Minimum seconds between two requests to one host.
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
-    delay: f64,
-    /// Which links to follow, relative to the seeds.
-    #[arg(long, value_enum, default_value_t = ScopeArg::Host)]
-    scope: ScopeArg,
+    /// about it (the prior) [default: 86400].
+    #[arg(long, value_name = "SECONDS")]
+    change_interval: Option<f64>,
+    /// Minimum seconds between two requests to one host [default: 1].
+    #[arg(long, value_name = "SECONDS")]
+    delay: Option<f64>,
+    /// At most N requests in flight at once over all hosts [default: 64].
+    #[arg(long, value_name = "N")]
+    max_in_flight: Option<usize>,
+    /// At most N requests in flight at once to one IP address, over all the host names that
+    /// resolve to it; 0: no limit [default: 8].
+    #[arg(long, value_name = "N")]
+    max_in_flight_per_ip: Option<usize>,
+    /// Which links to follow, relative to the seeds [default: host].
+    #[arg(long, value_enum)]
+    scope: Option<ScopeArg>,
     /// Follow links at most this many hops from a seed (sitemap entries count one).
     #[arg(long, value_name = "N")]
     max_depth: Option<u32>,
@@ -139,6 +122,22 @@ pub(crate) struct CrawlArgs {
     /// At most N pages of one host enter the frontier; the others are logged as skipped.
     #[arg(long, value_name = "N")]
     host_quota: Option<u64>,
+    /// Download pages of this media type only (repeatable: `text/html`, `image/*`); others stop
+    /// after their head and are logged as unwanted-content-type [default: all].
+    #[arg(long = "content-type", value_name = "TYPE")]
+    content_types: Vec<String>,
+    /// Give up on a request after this many seconds in all [default: 120].
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
+    /// Give up on connecting after this many seconds [default: 10].
+    #[arg(long, value_name = "SECONDS")]
+    connect_timeout: Option<f64>,
+    /// Cut bodies at this many bytes (declared, transferred and decoded) [default: 10485760].
+    #[arg(long, value_name = "BYTES")]
+    max_body_bytes: Option<u64>,
+    /// Follow at most N redirects of one chain [default: 10].
+    #[arg(long, value_name = "N")]
+    max_redirects: Option<usize>,
     /// Allow loopback, private, link-local and unique-local addresses (testweb, intranets).
     #[arg(long)]
     allow_private: bool,
@@ -157,15 +156,57 @@ pub(crate) struct CrawlArgs {
     no_sitemaps: bool,
 }
 
+impl CrawlArgs {
+    /// The settings the command line gives (flags not given are `None`); relative paths are
+    /// made absolute, so that DIR/crawl.toml holds paths that work from anywhere.
+    fn settings(&self) -> CrawlSettings {
+        let absolute = |path: &PathBuf| std::path::absolute(path).unwrap_or_else(|_| path.clone());
+        let listed = |values: &Vec<String>| (!values.is_empty()).then(|| values.clone());
+        CrawlSettings {
+            seeds: listed(&self.seeds),
+            seeds_file: self.seeds_file.as_ref().map(absolute),
+            scope: self.scope,
+            max_depth: self.max_depth,
+            include: listed(&self.include),
+            exclude: listed(&self.exclude),
+            host_quota: self.host_quota,
+            content_types: listed(&self.content_types),
+            sitemaps: self.no_sitemaps.then_some(false),
+            max_pages: self.max_pages,
+            duration: self.duration,
+            revisit: self.revisit,
+            rate: self.rate,
+            importance: self.importance,
+            weights: self.weights.as_ref().map(absolute),
+            change_interval: self.change_interval,
+            delay: self.delay,
+            max_in_flight: self.max_in_flight,
+            max_in_flight_per_ip: self.max_in_flight_per_ip,
+            user_agent: self.user_agent.clone(),
+            connect_timeout: self.connect_timeout,
+            timeout: self.timeout,
+            max_body_bytes: self.max_body_bytes,
+            max_redirects: self.max_redirects,
+            allow_private: self.allow_private.then_some(true),
+            resolve: listed(&self.resolve),
+            listen: self.listen,
+            ..CrawlSettings::default()
+        }
+    }
+}
+
 /// Runs `freshet crawl`.
 pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
-    let config = build_config(args)?;
+    let settings = settings(args)?;
+    let config = settings.to_config(&args.data, args.resume)?;
+    let listen = settings.listen;
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
     let data = config.data_dir.clone();
     let summary = runtime.block_on(async {
         let crawler = Crawler::open(config)?;
-        if let Some(address) = args.listen {
+        settings.kept_for_resume().write(&args.data.join(SETTINGS_FILE))?;
+        if let Some(address) = listen {
             let bound = crate::admin::serve(address, crawler.admin()).await?;
             eprintln!("serving /metrics, /status and /explain on http://{bound}");
         }
@@ -236,112 +277,21 @@ async fn interrupted() {
     eprintln!("interrupted: finishing the log and the WARC file");
 }
 
-fn build_config(args: &CrawlArgs) -> anyhow::Result<CrawlConfig> {
-    let mut config = CrawlConfig::new(&args.data);
-    for seed in &args.seeds {
-        config.seeds.push(parse_seed(seed).with_context(|| format!("seed {seed:?}"))?);
-    }
-    if let Some(file) = &args.seeds_file {
-        config.seeds.extend(read_seeds(file)?);
-    }
-    config.resume = args.resume;
-    config.max_pages = args.max_pages;
-    if !(args.delay.is_finite() && args.delay >= 0.0) {
-        bail!("--delay {}: expected a number of seconds, 0 or more", args.delay);
-    }
-    config.delay = Duration::from_secs_f64(args.delay);
-    if let Some(seconds) = args.duration {
-        if !(seconds.is_finite() && seconds > 0.0) {
-            bail!("--duration {seconds}: expected a positive number of seconds");
-        }
-        config.duration = Some(Duration::from_secs_f64(seconds));
-    }
-    config.revisit = match args.revisit {
-        RevisitArg::Freshet => Revisit::Freshet,
-        RevisitArg::Uniform => Revisit::Uniform,
-        RevisitArg::Nutch => Revisit::Nutch,
-        RevisitArg::Once => Revisit::Once,
-    };
-    config.rate = args.rate;
-    if !(args.change_interval.is_finite() && args.change_interval > 0.0) {
-        bail!("--change-interval {}: expected a positive number of seconds", args.change_interval);
-    }
-    config.change_rate_prior = 1.0 / args.change_interval;
-    config.importance = match (&args.weights, args.importance) {
-        (Some(file), _) => Importance::Given(Arc::new(read_weights(file)?)),
-        (None, ImportanceArg::Opic) => Importance::Opic,
-        (None, ImportanceArg::InDegree) => Importance::InDegree,
-    };
-    config.scope = match args.scope {
-        ScopeArg::Host => Scope::Host,
-        ScopeArg::Domain => Scope::Domain,
-        ScopeArg::Any => Scope::Any,
-    };
-    config.max_depth = args.max_depth;
-    config.host_quota = args.host_quota;
-    let compile = |flag: &str, pattern: &String| {
-        regex::Regex::new(pattern).with_context(|| format!("{flag} {pattern:?}: not a regular expression"))
-    };
-    config.include =
-        args.include.iter().map(|pattern| compile("--include", pattern)).collect::<anyhow::Result<_>>()?;
-    config.exclude =
-        args.exclude.iter().map(|pattern| compile("--exclude", pattern)).collect::<anyhow::Result<_>>()?;
-    config.fetch.allow_private = args.allow_private;
-    config.sitemaps = !args.no_sitemaps;
-    for given in &args.resolve {
-        config.fetch.resolve.push(freshet_fetch::parse_resolve(given)?);
-    }
-    if let Some(user_agent) = &args.user_agent {
-        config.fetch.user_agent.clone_from(user_agent);
-    }
-    config.validate()?;
-    Ok(config)
-}
+/// The crawl's own record of its settings, in DIR.
+const SETTINGS_FILE: &str = "crawl.toml";
 
-fn parse_seed(text: &str) -> anyhow::Result<Url> {
-    Ok(freshet_url::canonicalize(text.trim())?)
-}
-
-/// Seeds from `file`, one URL per line; a bad one is named by file and line.
-fn read_seeds(file: &Path) -> anyhow::Result<Vec<Url>> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("reading --seeds {}", file.display()))?;
-    let mut seeds = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        seeds.push(parse_seed(line).with_context(|| format!("{}:{}", file.display(), index + 1))?);
+/// The settings of this run: the crawl's own `crawl.toml` when resuming, then `--config`, then
+/// the flags (see [`crate::crawl_settings`]).
+fn settings(args: &CrawlArgs) -> anyhow::Result<CrawlSettings> {
+    let mut settings = CrawlSettings::default();
+    let kept = args.data.join(SETTINGS_FILE);
+    if args.resume && kept.exists() {
+        settings = CrawlSettings::read(&kept)?;
     }
-    Ok(seeds)
-}
-
-/// One row of `--weights`.
-#[derive(Debug, serde::Deserialize)]
-struct WeightRow {
-    url: String,
-    weight: f64,
-}
-
-/// `--weights FILE`: canonical URL → weight; a bad row is named by file and line.
-fn read_weights(file: &Path) -> anyhow::Result<HashMap<String, f64>> {
-    let mut reader =
-        csv::Reader::from_path(file).with_context(|| format!("reading --weights {}", file.display()))?;
-    let mut weights = HashMap::new();
-    for row in reader.deserialize::<WeightRow>() {
-        let row = row.with_context(|| format!("--weights {}", file.display()))?;
-        let url = parse_seed(&row.url)
-            .with_context(|| format!("--weights {}: url {:?}", file.display(), row.url))?;
-        if !(row.weight.is_finite() && row.weight > 0.0) {
-            bail!(
-                "--weights {}: weight {} of {}: expected a positive number",
-                file.display(),
-                row.weight,
-                row.url
-            );
-        }
-        weights.insert(url.to_string(), row.weight);
+    if let Some(file) = &args.config {
+        settings = settings.overlay(CrawlSettings::read(file)?);
     }
-    Ok(weights)
+    let flags = args.settings();
+    flags.check(&Origin::CommandLine)?;
+    Ok(settings.overlay(flags))
 }

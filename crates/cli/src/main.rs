@@ -13,6 +13,7 @@
 
 mod admin;
 mod crawl;
+mod crawl_settings;
 mod demo;
 mod input;
 mod output;
@@ -58,7 +59,7 @@ enum Command {
     Testweb(testweb::TestwebArgs),
     /// Crawl from seed URLs, politely, into WARC files and a crawl log (resumable).
     #[command(long_about = crawl::LONG_ABOUT, after_long_help = crawl::AFTER_LONG_HELP)]
-    Crawl(crawl::CrawlArgs),
+    Crawl(Box<crawl::CrawlArgs>),
     /// Crawl a known test web with freshet's policy, uniform and Nutch side by side, and
     /// measure each one's ground-truth freshness against the optimum.
     #[command(long_about = demo::LONG_ABOUT)]

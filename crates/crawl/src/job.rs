@@ -89,7 +89,9 @@ impl Job {
             tokio::time::sleep_until(not_before).await;
         }
         let fetches = match &self.kind {
-            JobKind::Page { validators, .. } => fetcher.fetch(&self.url, validators).await.map(|f| vec![f]),
+            JobKind::Page { validators, .. } => {
+                fetcher.fetch_page(&self.url, validators).await.map(|f| vec![f])
+            }
             JobKind::Robots => robots_chain(&fetcher, self.url.clone(), self.delay).await,
             JobKind::Sitemap(_) => fetcher.fetch(&self.url, &Validators::default()).await.map(|f| vec![f]),
         };

@@ -841,3 +841,26 @@ async fn depth_patterns_and_host_quota_bound_what_is_followed() {
         assert!(depth <= 2, "{} at depth {depth}", line.url);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_of_unwanted_content_types_are_logged_not_archived_and_not_followed() {
+    let web = testweb(2, 40).await;
+    let data = tempfile::tempdir().unwrap();
+    let mut config = config(&web, data.path());
+    // Only images wanted: the HTML seed is not; robots.txt (text/plain) is read all the same.
+    config.fetch.content_types = freshet_fetch::ContentTypes::parse(["image/*"]).unwrap();
+    config.sitemaps = false;
+    let summary = crawl(config, std::future::pending()).await;
+    assert_eq!(summary.pages, 1, "only the seed is requested: its links are never read");
+    let log = read_log(data.path());
+    let seed = web.url("h0.web.test", "/");
+    let page = log.iter().find(|line| line.kind == LogKind::Page).unwrap();
+    assert_eq!((page.url.as_str(), page.outcome.as_str()), (seed.as_str(), "unwanted-content-type"));
+    assert!(page.detail.as_deref().unwrap().contains("text/html"), "{page:?}");
+    assert_eq!(page.bytes, 0);
+    assert!(log.iter().any(|line| line.kind == LogKind::Robots && line.outcome == "ok"));
+    let records = warc_records(data.path());
+    assert!(!records.iter().any(|(kind, target)| kind == "response" && *target == seed), "{records:?}");
+    assert!(records.iter().any(|(kind, target)| kind == "response" && target.ends_with("/robots.txt")));
+    web.shutdown().await.unwrap();
+}

@@ -17,6 +17,12 @@ pub enum FetchError {
         /// What reqwest said.
         message: String,
     },
+    /// A content-type pattern is not `type/subtype`, `type/*` or `*/*`.
+    #[error("content type {given:?}: expected type/subtype, type/* or */* (for example `text/html`)")]
+    BadContentType {
+        /// The pattern given.
+        given: String,
+    },
     /// A `--resolve` override is not `HOST=IP`.
     #[error("--resolve {given:?}: expected HOST=IP (for example `h1.web.test=127.0.0.1`)")]
     BadResolveOverride {

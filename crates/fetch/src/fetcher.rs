@@ -12,16 +12,25 @@ use bytes::{Bytes, BytesMut};
 use freshet_url::Url;
 use reqwest::header::{self, HeaderMap, HeaderValue};
 
+use crate::content_type::ContentTypes;
 use crate::decode::{Coding, DecodeStop, Decoder};
 use crate::error::FetchError;
+use crate::ip_limit::IpGates;
 use crate::outcome::{Outcome, SizeStage, TimeoutPhase};
 use crate::redirect::{RedirectChain, RedirectStop};
-use crate::resolve::{AddressRefused, ResolveFailed, SafeResolver};
+use crate::resolve::{AddressRefused, ResolveError, ResolveFailed, SafeResolver};
+use std::sync::Arc;
+use tokio::sync::OwnedSemaphorePermit;
 
 /// What the fetcher sends `Accept-Encoding` as: the codings [`crate::decode`] removes.
 const ACCEPT_ENCODING: &str = "gzip, deflate, br";
 
-/// How the fetcher behaves. Every limit is per request (per hop).
+/// The default of [`FetchConfig::max_in_flight_per_ip`]: enough for a server that hosts many
+/// sites to be crawled in parallel, few enough that a crawler polite to each host name does not
+/// swamp the machine behind them.
+pub const DEFAULT_MAX_IN_FLIGHT_PER_IP: usize = 8;
+
+/// How the fetcher behaves. Every limit is per request (per hop), but the per-IP limit.
 #[derive(Clone, Debug)]
 pub struct FetchConfig {
     /// `User-Agent` sent with every request.
@@ -41,6 +50,12 @@ pub struct FetchConfig {
     pub allow_private: bool,
     /// `--resolve HOST=IP` overrides, still subject to the address check.
     pub resolve: Vec<(String, IpAddr)>,
+    /// The media types [`Fetcher::fetch_page`] downloads; a 2xx answer of another type stops
+    /// after its head as [`Outcome::UnwantedContentType`]. Default: all.
+    pub content_types: ContentTypes,
+    /// At most this many requests in flight to one IP address, over all host names (see
+    /// [`crate::ip_limit`]); `None`: no limit. Default 8.
+    pub max_in_flight_per_ip: Option<usize>,
 }
 
 impl Default for FetchConfig {
@@ -54,6 +69,8 @@ impl Default for FetchConfig {
             max_redirects: 10,
             allow_private: false,
             resolve: Vec::new(),
+            content_types: ContentTypes::all(),
+            max_in_flight_per_ip: Some(DEFAULT_MAX_IN_FLIGHT_PER_IP),
         }
     }
 }
@@ -214,6 +231,8 @@ pub struct Fetcher {
     client: reqwest::Client,
     resolver: SafeResolver,
     config: FetchConfig,
+    /// The per-IP limit's semaphores, shared by the clones.
+    ip_gates: Option<Arc<IpGates>>,
 }
 
 impl Fetcher {
@@ -231,7 +250,8 @@ impl Fetcher {
             .dns_resolver(resolver.clone())
             .build()
             .map_err(|source| FetchError::Client { message: source.to_string() })?;
-        Ok(Self { client, resolver, config })
+        let ip_gates = config.max_in_flight_per_ip.map(|limit| Arc::new(IpGates::new(limit)));
+        Ok(Self { client, resolver, config, ip_gates })
     }
 
     /// The configuration.
@@ -245,9 +265,38 @@ impl Fetcher {
     /// [`FetchError::UnsupportedUrl`] for a URL that is not http(s) with a host (caller
     /// misuse); everything the network or the server does is an [`Outcome`].
     pub async fn fetch(&self, url: &Url, validators: &Validators) -> Result<Fetch, FetchError> {
+        self.fetch_checked(url, validators, None).await
+    }
+
+    /// As [`Fetcher::fetch`], for a page of the crawl: a 2xx answer whose `Content-Type` is
+    /// not one of [`FetchConfig::content_types`] is not downloaded (the request ends after its
+    /// head) and is [`Outcome::UnwantedContentType`]. robots.txt and sitemaps are fetched with
+    /// [`Fetcher::fetch`], whatever the filter.
+    ///
+    /// # Errors
+    /// As [`Fetcher::fetch`].
+    pub async fn fetch_page(&self, url: &Url, validators: &Validators) -> Result<Fetch, FetchError> {
+        let filter = (!self.config.content_types.is_all()).then_some(&self.config.content_types);
+        self.fetch_checked(url, validators, filter).await
+    }
+
+    async fn fetch_checked(
+        &self,
+        url: &Url,
+        validators: &Validators,
+        wanted: Option<&ContentTypes>,
+    ) -> Result<Fetch, FetchError> {
         if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
             return Err(FetchError::UnsupportedUrl { url: url.to_string() });
         }
+        if let Some(refused) = self.refused_literal(url) {
+            return Ok(self.unanswered(url, validators, refused));
+        }
+        // The per-IP gate is passed before the clock starts (see `crate::ip_limit`).
+        let _permit = match self.enter_ip_gate(url).await {
+            Ok(permit) => permit,
+            Err(refused) => return Ok(self.unanswered(url, validators, refused)),
+        };
         let started = SystemTime::now();
         let clock = Instant::now();
         let request_headers = self.request_headers(validators);
@@ -263,14 +312,50 @@ impl Fetcher {
             fingerprint: None,
             timings: Timings { started, first_byte: None, total: Duration::ZERO },
         };
-        if let Some(refused) = self.refused_literal(url) {
-            fetch.outcome = refused;
-            fetch.timings.total = clock.elapsed();
-            return Ok(fetch);
-        }
-        fetch.outcome = self.exchange(&mut fetch, clock).await;
+        fetch.outcome = self.exchange(&mut fetch, clock, wanted).await;
         fetch.timings.total = clock.elapsed();
         Ok(fetch)
+    }
+
+    /// Waits for a permit to the address the request will go to, if there is a per-IP limit.
+    /// A name that does not resolve, or resolves only to refused addresses, gives the outcome
+    /// the request would have had.
+    async fn enter_ip_gate(&self, url: &Url) -> Result<Option<OwnedSemaphorePermit>, Outcome> {
+        let Some(gates) = &self.ip_gates else { return Ok(None) };
+        let address = match url.host() {
+            Some(url::Host::Ipv4(v4)) => IpAddr::V4(v4),
+            Some(url::Host::Ipv6(v6)) => IpAddr::V6(v6),
+            Some(url::Host::Domain(name)) => match self.resolver.lookup(name).await {
+                Ok(addresses) => match addresses.first() {
+                    Some(address) => *address,
+                    None => return Ok(None),
+                },
+                Err(ResolveError::Refused(refused)) => {
+                    return Err(Outcome::AddressRefused { host: refused.host, addresses: refused.addresses });
+                }
+                Err(ResolveError::Failed(failed)) => {
+                    return Err(Outcome::DnsFailed { message: failed.to_string() });
+                }
+            },
+            None => return Ok(None),
+        };
+        Ok(gates.enter(address).await)
+    }
+
+    /// The record of a request that was never sent.
+    fn unanswered(&self, url: &Url, validators: &Validators, outcome: Outcome) -> Fetch {
+        Fetch {
+            url: url.clone(),
+            outcome,
+            request_headers: self.request_headers(validators),
+            response: None,
+            remote: None,
+            transfer_body: Bytes::new(),
+            content: None,
+            truncated: None,
+            fingerprint: None,
+            timings: Timings { started: SystemTime::now(), first_byte: None, total: Duration::ZERO },
+        }
     }
 
     /// GETs `url`, following redirects hop by hop: each `Location` is offered to `allow_hop`
@@ -334,7 +419,7 @@ impl Fetcher {
     }
 
     /// Sends the request and reads the answer into `fetch`; returns the outcome.
-    async fn exchange(&self, fetch: &mut Fetch, clock: Instant) -> Outcome {
+    async fn exchange(&self, fetch: &mut Fetch, clock: Instant, wanted: Option<&ContentTypes>) -> Outcome {
         let mut headers = HeaderMap::new();
         for (name, value) in &fetch.request_headers {
             let (Ok(name), Ok(value)) =
@@ -366,7 +451,15 @@ impl Fetcher {
         let date = head.header("date").and_then(|d| httpdate::parse_http_date(d).ok());
         let status_outcome = status_outcome(&fetch.url, &head, date.unwrap_or(fetch.timings.started));
         let coding = Coding::from_header(head.header("content-encoding"));
+        let content_type = head.header("content-type").map(str::to_owned);
         fetch.response = Some(head);
+        if let Some(wanted) = wanted
+            && status_outcome.is_ok()
+            && !wanted.allows(content_type.as_deref())
+        {
+            // Dropping the response closes the connection without reading the body.
+            return Outcome::UnwantedContentType { status, content_type: content_type.unwrap_or_default() };
+        }
 
         let cap = self.config.max_body_bytes;
         if response.content_length().is_some_and(|length| length > cap) {

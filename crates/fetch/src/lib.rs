@@ -7,7 +7,10 @@
 //!   transferred and decoded sizes (a gzip bomb stops at the cap); conditional GET from stored
 //!   [`Validators`] (304 is [`Outcome::NotModified`]); address-safe DNS (every resolved address
 //!   checked with `freshet_url::classify` before connecting, the connection made to the
-//!   checked address; `allow_private` and `--resolve HOST=IP` overrides, [`parse_resolve`]).
+//!   checked address; `allow_private` and `--resolve HOST=IP` overrides, [`parse_resolve`]);
+//!   at most [`FetchConfig::max_in_flight_per_ip`] requests in flight to one IP address over
+//!   all host names; the media types a crawl wants ([`ContentTypes`], [`Fetcher::fetch_page`]:
+//!   an unwanted type is not downloaded).
 //! - [`Fetch`]: the [`Outcome`] (data, never an `Err`, for everything the network or server
 //!   does), the response head and the body **as received** (content coding kept, for WARC:
 //!   [`Fetch::response_message`]), the decoded content, an exact xxh3-128 fingerprint, the
@@ -36,9 +39,11 @@
 //! # Ok(()) }
 //! ```
 
+mod content_type;
 mod decode;
 mod error;
 mod fetcher;
+mod ip_limit;
 pub mod links;
 mod outcome;
 mod redirect;
@@ -48,8 +53,12 @@ pub mod sitemap;
 
 use std::net::IpAddr;
 
+pub use content_type::ContentTypes;
 pub use error::FetchError;
-pub use fetcher::{Fetch, FetchConfig, Fetcher, Followed, ResponseHead, Timings, Truncated, Validators};
+pub use fetcher::{
+    DEFAULT_MAX_IN_FLIGHT_PER_IP, Fetch, FetchConfig, Fetcher, Followed, ResponseHead, Timings, Truncated,
+    Validators,
+};
 pub use outcome::{Outcome, SizeStage, TimeoutPhase};
 pub use redirect::{RedirectChain, RedirectStop};
 pub use resolve::{AddressRefused, ResolveFailed};

@@ -67,6 +67,14 @@ pub enum Outcome {
         /// Which size passed it.
         stage: SizeStage,
     },
+    /// A 2xx answer of a media type the crawl does not want (`FetchConfig::content_types`):
+    /// only its head was read.
+    UnwantedContentType {
+        /// The status code.
+        status: u16,
+        /// The `Content-Type` it declared.
+        content_type: String,
+    },
     /// The body's content coding was corrupt or is one we do not remove.
     BadContentEncoding {
         /// The status code of the answer.
@@ -134,6 +142,7 @@ impl Outcome {
             Self::Informational { .. } => "informational",
             Self::Timeout { .. } => "timeout",
             Self::TooLarge { .. } => "too-large",
+            Self::UnwantedContentType { .. } => "unwanted-content-type",
             Self::BadContentEncoding { .. } => "bad-content-encoding",
             Self::AddressRefused { .. } => "address-refused",
             Self::DnsFailed { .. } => "dns-failed",

@@ -13,11 +13,16 @@
 //! to `127.0.0.1` still needs `allow_private`.
 //!
 //! Resolution itself is tokio's `lookup_host` (the system resolver, `getaddrinfo`, on the
-//! blocking pool): no second resolver to configure, and `/etc/hosts` works.
+//! blocking pool): no second resolver to configure, and `/etc/hosts` works. Its answers are
+//! kept for [`CACHE_TTL`] (the system resolver gives no record TTLs), because the per-IP limit
+//! ([`crate::ip_limit`]) needs a host's address before every request, not only before a new
+//! connection. The cache holds only addresses that passed the check, and the connection still
+//! goes to exactly those: caching does not reopen the rebinding hole.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use freshet_url::{AddressClass, classify};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
@@ -53,7 +58,18 @@ pub(crate) struct SafeResolver {
     overrides: Arc<HashMap<String, Vec<IpAddr>>>,
     /// Whether non-public addresses are allowed.
     allow_private: bool,
+    /// Lower-case host name → its allowed addresses and when they were resolved.
+    cache: Arc<Mutex<HashMap<String, Resolved>>>,
 }
+
+/// A name's allowed addresses and when they were resolved.
+type Resolved = (Arc<[IpAddr]>, Instant);
+
+/// How long a resolved name's addresses are reused.
+pub(crate) const CACHE_TTL: Duration = Duration::from_secs(60);
+
+/// The cache is emptied when it holds more names than this (a crawl of very many hosts).
+const CACHE_NAMES: usize = 100_000;
 
 impl SafeResolver {
     pub(crate) fn new(overrides: &[(String, IpAddr)], allow_private: bool) -> Self {
@@ -61,7 +77,7 @@ impl SafeResolver {
         for (host, ip) in overrides {
             map.entry(host.to_ascii_lowercase()).or_default().push(*ip);
         }
-        Self { overrides: Arc::new(map), allow_private }
+        Self { overrides: Arc::new(map), allow_private, cache: Arc::default() }
     }
 
     /// The check applied to an address, also used for IP-literal URLs, which reqwest's
@@ -70,8 +86,25 @@ impl SafeResolver {
         !self.allow_private && !classify(address).is_public()
     }
 
-    /// Resolves `host` and filters its addresses (see the module docs).
-    pub(crate) async fn lookup(&self, host: &str) -> Result<Vec<IpAddr>, ResolveError> {
+    /// Resolves `host` and filters its addresses (see the module docs), from the cache when
+    /// it was resolved less than [`CACHE_TTL`] ago.
+    pub(crate) async fn lookup(&self, host: &str) -> Result<Arc<[IpAddr]>, ResolveError> {
+        let name = host.to_ascii_lowercase();
+        if let Some((addresses, at)) = self.cache.lock().unwrap_or_else(PoisonError::into_inner).get(&name)
+            && at.elapsed() < CACHE_TTL
+        {
+            return Ok(Arc::clone(addresses));
+        }
+        let allowed: Arc<[IpAddr]> = self.lookup_uncached(host).await?.into();
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if cache.len() >= CACHE_NAMES {
+            cache.clear();
+        }
+        cache.insert(name, (Arc::clone(&allowed), Instant::now()));
+        Ok(allowed)
+    }
+
+    async fn lookup_uncached(&self, host: &str) -> Result<Vec<IpAddr>, ResolveError> {
         let addresses = match self.overrides.get(&host.to_ascii_lowercase()) {
             Some(addresses) => addresses.clone(),
             None => tokio::net::lookup_host((host, 0))
@@ -122,7 +155,8 @@ impl Resolve for SafeResolver {
                 },
             )?;
             // Port 0: the connector puts the URL's port in.
-            let addrs: Addrs = Box::new(addresses.into_iter().map(|ip| SocketAddr::new(ip, 0)));
+            let addrs: Addrs =
+                Box::new(addresses.iter().map(|ip| SocketAddr::new(*ip, 0)).collect::<Vec<_>>().into_iter());
             Ok(addrs)
         })
     }
@@ -146,7 +180,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let open = SafeResolver::new(&[("a.test".into(), loopback)], true);
-        assert_eq!(open.lookup("a.test").await.unwrap(), [loopback]);
+        assert_eq!(*open.lookup("a.test").await.unwrap(), [loopback]);
     }
 
     #[tokio::test]
@@ -154,7 +188,7 @@ mod tests {
         let public: IpAddr = "93.184.215.14".parse().unwrap();
         let private: IpAddr = "10.0.0.1".parse().unwrap();
         let resolver = SafeResolver::new(&[("m.test".into(), private), ("m.test".into(), public)], false);
-        assert_eq!(resolver.lookup("m.test").await.unwrap(), [public]);
+        assert_eq!(*resolver.lookup("m.test").await.unwrap(), [public]);
     }
 
     #[tokio::test]

@@ -396,3 +396,90 @@ async fn a_closed_port_is_connection_refused_and_misuse_is_an_error() {
         Err(FetchError::UnsupportedUrl { .. })
     ));
 }
+
+#[tokio::test]
+async fn an_unwanted_content_type_is_not_downloaded_but_robots_and_sitemaps_are_not_filtered() {
+    let pdf = || async { ([(header::CONTENT_TYPE, "application/pdf")], vec![b'%'; 512 << 10]) };
+    let html = || async { ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], "<p>a page</p>") };
+    let missing = || async { Response::new(Body::from("<p>no type</p>")) };
+    let gone = || async { (StatusCode::NOT_FOUND, [(header::CONTENT_TYPE, "application/pdf")], "gone") };
+    let app = axum::Router::new()
+        .route("/file.pdf", get(pdf))
+        .route("/page", get(html))
+        .route("/untyped", get(missing))
+        .route("/gone.pdf", get(gone));
+    let base = serve(app).await;
+    let fetcher = local_fetcher(|config| {
+        config.max_body_bytes = 1 << 20;
+        config.content_types = freshet_fetch::ContentTypes::parse(["text/html"]).unwrap();
+    });
+    let at = |path: &str| freshet_url::canonicalize(&format!("{base}{path}")).unwrap();
+    let file = fetcher.fetch_page(&at("/file.pdf"), &Validators::default()).await.unwrap();
+    assert_eq!(
+        file.outcome,
+        Outcome::UnwantedContentType { status: 200, content_type: "application/pdf".into() }
+    );
+    assert_eq!(file.outcome.name(), "unwanted-content-type");
+    assert!(file.transfer_body.is_empty() && file.content.is_none() && file.fingerprint.is_none());
+    assert_eq!(file.response.as_ref().unwrap().status, 200);
+    // The filter is for pages: the same URL through `fetch` (robots.txt, sitemaps) is read.
+    let whole = fetcher.fetch(&at("/file.pdf"), &Validators::default()).await.unwrap();
+    assert_eq!((whole.outcome, whole.transfer_body.len()), (Outcome::Ok { status: 200 }, 512 << 10));
+    // Wanted, untyped (sniffed as HTML), and not 2xx (the status says what happened) all pass.
+    for (path, outcome) in [
+        ("/page", Outcome::Ok { status: 200 }),
+        ("/untyped", Outcome::Ok { status: 200 }),
+        ("/gone.pdf", Outcome::ClientError { status: 404 }),
+    ] {
+        assert_eq!(
+            fetcher.fetch_page(&at(path), &Validators::default()).await.unwrap().outcome,
+            outcome,
+            "{path}"
+        );
+    }
+}
+
+/// The most requests a server saw at once, over `hosts` names that all resolve to 127.0.0.1,
+/// when 12 are sent together.
+async fn most_at_once(limit: Option<usize>) -> usize {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let now = Arc::new(AtomicUsize::new(0));
+    let most = Arc::new(AtomicUsize::new(0));
+    let app = axum::Router::new().route(
+        "/slow",
+        get({
+            let (now, most) = (Arc::clone(&now), Arc::clone(&most));
+            move || async move {
+                let current = now.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(current, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                now.fetch_sub(1, Ordering::SeqCst);
+                "slow"
+            }
+        }),
+    );
+    let base = serve(app).await;
+    let port = base.rsplit(':').next().unwrap().to_owned();
+    let hosts: Vec<String> = (0..6).map(|index| format!("site{index}.test")).collect();
+    let fetcher = local_fetcher(|config| {
+        config.max_in_flight_per_ip = limit;
+        config.resolve = hosts.iter().map(|host| (host.clone(), LOCALHOST)).collect();
+    });
+    let mut requests = tokio::task::JoinSet::new();
+    for index in 0..12 {
+        let fetcher = fetcher.clone();
+        let url = freshet_url::canonicalize(&format!("http://{}:{port}/slow", hosts[index % 6])).unwrap();
+        requests.spawn(async move { fetcher.fetch(&url, &Validators::default()).await.unwrap().outcome });
+    }
+    while let Some(outcome) = requests.join_next().await {
+        assert_eq!(outcome.unwrap(), Outcome::Ok { status: 200 });
+    }
+    most.load(Ordering::SeqCst)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_to_one_address_are_limited_over_all_its_host_names() {
+    assert_eq!(most_at_once(Some(2)).await, 2);
+    // Without the limit the same requests overlap more (so the check above could fail).
+    assert!(most_at_once(None).await > 2);
+}

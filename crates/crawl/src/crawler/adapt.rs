@@ -50,6 +50,7 @@ pub(super) fn capacity_signal(outcome: &Outcome) -> Option<Signal> {
         | Outcome::ClientError { .. }
         | Outcome::Informational { .. }
         | Outcome::TooLarge { .. }
+        | Outcome::UnwantedContentType { .. }
         | Outcome::BadContentEncoding { .. } => Some(Signal::Accepted),
         // A DNS failure or a refused address (the server was not reached), or an outcome added
         // to the fetcher later: nothing learned.

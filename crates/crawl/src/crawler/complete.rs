@@ -72,7 +72,10 @@ impl Crawler {
         now: f64,
         delay_change: Option<DelayChange>,
     ) -> Result<()> {
-        self.archive(fetch, last_fetch)?;
+        // An unwanted type's head alone would read as an empty page in WARC: not archived.
+        if !matches!(fetch.outcome, Outcome::UnwantedContentType { .. }) {
+            self.archive(fetch, last_fetch)?;
+        }
         self.summary.pages += 1;
         self.summary.bytes += fetch.transfer_body.len() as u64;
         let mut line = fetch_line(LogKind::Page, fetch);
@@ -163,7 +166,7 @@ impl Crawler {
             (check, revisit::observe(&mut memory, fetched_at, check, modified))
         });
         // Gone (4xx but 429, which is a back-off), moved (a redirect: its target is a page of
-        // its own), or failing again and again: not revisited.
+        // its own), not wanted (its content type), or failing again and again: not revisited.
         let gone = matches!(
             outcome,
             Some(
@@ -171,6 +174,7 @@ impl Crawler {
                     | Outcome::Redirect { .. }
                     | Outcome::BadRedirect { .. }
                     | Outcome::AddressRefused { .. }
+                    | Outcome::UnwantedContentType { .. }
             )
         );
         if !content && !gone {
@@ -424,6 +428,9 @@ pub(super) fn fetch_line(kind: LogKind, fetch: &Fetch) -> LogLine {
         | Outcome::DnsFailed { message }
         | Outcome::Failed { message } => Some(message.clone()),
         Outcome::AddressRefused { host, addresses } => Some(format!("{host}: {addresses:?}")),
+        Outcome::UnwantedContentType { content_type, .. } => {
+            Some(format!("content type {content_type:?} is not one of the crawl's content types"))
+        }
         _ => None,
     };
     LogLine {

@@ -207,7 +207,7 @@ impl Crawler {
         while let Some(last) = {
             let hosts = self.store.hosts(after, 1024)?;
             for host in &hosts {
-                self.declare_host(host.id, &host.key, host.politeness)?;
+                self.declare_host(host.id, &host.key, host.politeness, true)?;
             }
             hosts.last().map(|host| host.id)
         } {
@@ -254,8 +254,15 @@ impl Crawler {
     }
 
     /// Declares a host to the scheduler with the larger of the configured delay and the stored
-    /// one (a `Crawl-delay` seen before).
-    fn declare_host(&mut self, host: HostId, key: &str, stored: HostPoliteness) -> Result<()> {
+    /// one (a `Crawl-delay` seen before); `restored`: the host comes from the store (a resumed
+    /// crawl), and its first request waits (see the body).
+    fn declare_host(
+        &mut self,
+        host: HostId,
+        key: &str,
+        stored: HostPoliteness,
+        restored: bool,
+    ) -> Result<()> {
         let origin = freshet_url::canonicalize(key).map_err(|source| CrawlError::StoredUrl {
             page: host.0,
             url: key.to_owned(),
@@ -273,10 +280,17 @@ impl Crawler {
         let mut state = HostState::new(robots_url, delay);
         // A delay raised by pushbacks in an earlier run resumes, above the configured floor.
         state.capacity = crate::capacity::HostCapacity::resumed(self.config.delay, delay);
-        // The previous run's last request plus its delay, saved when it stopped cleanly.
-        let wait =
-            stored.blocked_until.and_then(|until| Duration::try_from_secs_f64(until - unix_now()).ok());
-        state.not_before = wait.map(|wait| Instant::now() + wait.min(delay));
+        // A host of an earlier run: the previous run's last request plus its delay, saved when
+        // it stopped cleanly; else (a run killed with -9 saves nothing, and may have called on
+        // the host just before it died) a whole delay from now. A host new in this run has
+        // had no request from us.
+        if restored {
+            let wait = stored
+                .blocked_until
+                .and_then(|until| Duration::try_from_secs_f64(until - unix_now()).ok())
+                .map_or(delay, |wait| wait.min(delay));
+            state.not_before = Some(Instant::now() + wait);
+        }
         self.hosts[index] = Some(state);
         Ok(())
     }
@@ -565,7 +579,7 @@ impl Crawler {
         link_sources: Vec<(PageId, std::ops::Range<usize>)>,
     ) -> Result<()> {
         for (host, key) in &report.new_hosts {
-            self.declare_host(*host, key, HostPoliteness::default())?;
+            self.declare_host(*host, key, HostPoliteness::default(), false)?;
         }
         let now = unix_now();
         // Whether each admitted URL is a link the importance estimator should follow: not

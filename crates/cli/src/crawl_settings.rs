@@ -1,0 +1,535 @@
+//! The settings of `freshet crawl`, from three places: the crawl's own `DIR/crawl.toml` (what
+//! an earlier run of this crawl was given, read by `--resume`), a `--config FILE`, and the
+//! command line, each overriding the one before. Every key is documented in
+//! `docs/crawl-config.md` (a test checks that every key is there, and that the example there
+//! parses); the command-line flags have the keys' names.
+//!
+//! A value is checked in the layer that gave it, so an error names the file and key (or the
+//! flag) that holds the bad value. The defaults are `freshet_crawl::CrawlConfig::new`'s: a key
+//! not given anywhere leaves the library's default.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use freshet_crawl::{CrawlConfig, Importance, Revisit};
+use freshet_fetch::ContentTypes;
+use freshet_url::Scope;
+
+/// How far links are followed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ScopeArg {
+    /// The seed's host only.
+    Host,
+    /// The seed's registered domain (public suffix list).
+    Domain,
+    /// Anywhere.
+    Any,
+}
+
+/// How fetched pages are revisited (`freshet_crawl::Revisit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RevisitArg {
+    /// Learned change rates and importance, the threshold scheduler (seed 003).
+    Freshet,
+    /// The same interval for every page (round robin).
+    Uniform,
+    /// Apache Nutch's adaptive intervals (×0.8 on change, ×1.2 without).
+    Nutch,
+    /// No revisits: one pass.
+    Once,
+}
+
+/// Where page weights come from (`freshet_crawl::Importance`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ImportanceArg {
+    /// OPIC, learned online from the links followed (Abiteboul et al.; seed 002).
+    Opic,
+    /// Distinct in-links from fetched pages.
+    InDegree,
+}
+
+/// Every setting of a crawl, each optional (not given here). Durations are seconds.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct CrawlSettings {
+    // What to crawl.
+    pub(crate) seeds: Option<Vec<String>>,
+    pub(crate) seeds_file: Option<PathBuf>,
+    pub(crate) scope: Option<ScopeArg>,
+    pub(crate) max_depth: Option<u32>,
+    pub(crate) include: Option<Vec<String>>,
+    pub(crate) exclude: Option<Vec<String>>,
+    pub(crate) host_quota: Option<u64>,
+    pub(crate) content_types: Option<Vec<String>>,
+    pub(crate) sitemaps: Option<bool>,
+    pub(crate) max_sitemap_files: Option<u32>,
+    pub(crate) max_sitemap_urls: Option<u64>,
+    // When to stop (this run).
+    pub(crate) max_pages: Option<u64>,
+    pub(crate) duration: Option<f64>,
+    // Revisits.
+    pub(crate) revisit: Option<RevisitArg>,
+    pub(crate) rate: Option<f64>,
+    pub(crate) importance: Option<ImportanceArg>,
+    pub(crate) weights: Option<PathBuf>,
+    pub(crate) change_interval: Option<f64>,
+    pub(crate) prior_fetches: Option<f64>,
+    pub(crate) max_failures: Option<u32>,
+    pub(crate) nutch_min_interval: Option<f64>,
+    pub(crate) nutch_max_interval: Option<f64>,
+    // Politeness.
+    pub(crate) delay: Option<f64>,
+    pub(crate) max_in_flight: Option<usize>,
+    pub(crate) max_in_flight_per_ip: Option<usize>,
+    pub(crate) back_off: Option<f64>,
+    pub(crate) max_back_offs: Option<u32>,
+    pub(crate) robots_ttl: Option<f64>,
+    pub(crate) robots_retry: Option<f64>,
+    // Fetching.
+    pub(crate) user_agent: Option<String>,
+    pub(crate) connect_timeout: Option<f64>,
+    pub(crate) first_byte_timeout: Option<f64>,
+    pub(crate) timeout: Option<f64>,
+    pub(crate) max_body_bytes: Option<u64>,
+    pub(crate) max_redirects: Option<usize>,
+    pub(crate) allow_private: Option<bool>,
+    pub(crate) resolve: Option<Vec<String>>,
+    // Output and operation.
+    pub(crate) warc_file_bytes: Option<u64>,
+    pub(crate) listen: Option<std::net::SocketAddr>,
+}
+
+/// Where a layer of settings came from, to name it in errors.
+#[derive(Clone, Debug)]
+pub(crate) enum Origin {
+    /// The command line: keys are named as flags.
+    CommandLine,
+    /// A TOML file (`--config`, or the crawl's own `crawl.toml`).
+    File(PathBuf),
+}
+
+impl Origin {
+    /// How `key` is named to the user.
+    fn name(&self, key: &str) -> String {
+        match self {
+            Self::CommandLine => format!("--{key}"),
+            Self::File(path) => format!("{}: {key}", path.display()),
+        }
+    }
+}
+
+/// `CrawlSettings` field by field: `over`'s value where it has one, else `base`'s.
+macro_rules! overlay {
+    ($base:ident, $over:ident; $($field:ident),* $(,)?) => {
+        CrawlSettings { $($field: $over.$field.or($base.$field)),* }
+    };
+}
+
+impl CrawlSettings {
+    /// Reads a TOML file; unknown keys and wrong types are errors naming the file, line and key.
+    /// Relative paths in it (`seeds-file`, `weights`) are relative to the file's folder.
+    pub(crate) fn read(file: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+        let mut settings: Self = toml::from_str(&text)
+            .with_context(|| format!("{}: not a valid crawl configuration", file.display()))?;
+        let folder = file.parent().unwrap_or_else(|| Path::new("."));
+        for path in [&mut settings.seeds_file, &mut settings.weights].into_iter().flatten() {
+            if path.is_relative() {
+                let joined = folder.join(&*path);
+                *path = std::path::absolute(&joined).unwrap_or(joined);
+            }
+        }
+        settings.check(&Origin::File(file.to_owned()))?;
+        Ok(settings)
+    }
+
+    /// `self` with `over`'s settings on top; seeds are added, not replaced.
+    pub(crate) fn overlay(self, over: Self) -> Self {
+        let seeds = match (self.seeds.clone(), over.seeds.clone()) {
+            (Some(mut base), Some(more)) => {
+                base.extend(more);
+                Some(base)
+            }
+            (base, more) => more.or(base),
+        };
+        let merged = overlay!(self, over;
+            seeds, seeds_file, scope, max_depth, include, exclude, host_quota, content_types,
+            sitemaps, max_sitemap_files, max_sitemap_urls, max_pages, duration, revisit, rate,
+            importance, weights, change_interval, prior_fetches, max_failures, nutch_min_interval,
+            nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, back_off, max_back_offs,
+            robots_ttl, robots_retry, user_agent, connect_timeout, first_byte_timeout, timeout,
+            max_body_bytes, max_redirects, allow_private, resolve, warc_file_bytes, listen,
+        );
+        Self { seeds, ..merged }
+    }
+
+    /// What a crawl keeps in `DIR/crawl.toml` for `--resume`: everything but what belongs to one
+    /// run (its seeds, which the store keeps anyway; its stop conditions; its listen address).
+    pub(crate) fn kept_for_resume(&self) -> Self {
+        Self { seeds: None, seeds_file: None, max_pages: None, duration: None, listen: None, ..self.clone() }
+    }
+
+    /// Writes `file` (through a temporary file and a rename: a crash leaves the old one whole).
+    pub(crate) fn write(&self, file: &Path) -> anyhow::Result<()> {
+        let text = format!(
+            "# The settings this crawl was given (freshet crawl --resume reads them; flags and\n\
+             # --config override them). Keys: docs/crawl-config.md.\n{}",
+            toml::to_string(self).context("writing the crawl's settings")?
+        );
+        let temporary = file.with_extension("toml.tmp");
+        std::fs::write(&temporary, text).with_context(|| format!("writing {}", temporary.display()))?;
+        std::fs::rename(&temporary, file).with_context(|| format!("writing {}", file.display()))
+    }
+
+    /// Checks every value given, naming the key and where it came from.
+    pub(crate) fn check(&self, origin: &Origin) -> anyhow::Result<()> {
+        let seconds = |key: &str, value: Option<f64>, zero_ok: bool| -> anyhow::Result<()> {
+            match value {
+                Some(value) if !(value.is_finite() && (value > 0.0 || (zero_ok && value == 0.0))) => {
+                    let expected = if zero_ok { "0 or more" } else { "a positive number" };
+                    bail!("{} {value}: expected {expected} (seconds)", origin.name(key))
+                }
+                _ => Ok(()),
+            }
+        };
+        seconds("duration", self.duration, false)?;
+        seconds("change-interval", self.change_interval, false)?;
+        seconds("nutch-min-interval", self.nutch_min_interval, false)?;
+        seconds("nutch-max-interval", self.nutch_max_interval, false)?;
+        seconds("delay", self.delay, true)?;
+        seconds("back-off", self.back_off, true)?;
+        seconds("robots-ttl", self.robots_ttl, false)?;
+        seconds("robots-retry", self.robots_retry, false)?;
+        seconds("connect-timeout", self.connect_timeout, false)?;
+        seconds("first-byte-timeout", self.first_byte_timeout, false)?;
+        seconds("timeout", self.timeout, false)?;
+        let positive = |key: &str, value: Option<f64>, unit: &str| -> anyhow::Result<()> {
+            match value {
+                Some(value) if !(value.is_finite() && value > 0.0) => {
+                    bail!("{} {value}: expected a positive number ({unit})", origin.name(key))
+                }
+                _ => Ok(()),
+            }
+        };
+        positive("rate", self.rate, "page requests per second")?;
+        positive("prior-fetches", self.prior_fetches, "fetch intervals")?;
+        let at_least_one = [
+            ("max-pages", self.max_pages),
+            ("host-quota", self.host_quota),
+            ("max-sitemap-urls", self.max_sitemap_urls),
+            ("max-body-bytes", self.max_body_bytes),
+            ("warc-file-bytes", self.warc_file_bytes),
+            ("max-in-flight", self.max_in_flight.map(|n| n as u64)),
+            ("max-failures", self.max_failures.map(u64::from)),
+        ];
+        for (key, value) in at_least_one {
+            if value == Some(0) {
+                bail!("{} 0: expected at least 1", origin.name(key));
+            }
+        }
+        if let (Some(min), Some(max)) = (self.nutch_min_interval, self.nutch_max_interval)
+            && min > max
+        {
+            bail!("{} {max}: less than nutch-min-interval {min}", origin.name("nutch-max-interval"));
+        }
+        for (key, patterns) in [("include", &self.include), ("exclude", &self.exclude)] {
+            for pattern in patterns.iter().flatten() {
+                regex::Regex::new(pattern)
+                    .with_context(|| format!("{} {pattern:?}: not a regular expression", origin.name(key)))?;
+            }
+        }
+        if let Some(types) = &self.content_types {
+            ContentTypes::parse(types).with_context(|| origin.name("content-types"))?;
+        }
+        for given in self.resolve.iter().flatten() {
+            freshet_fetch::parse_resolve(given).with_context(|| origin.name("resolve"))?;
+        }
+        if let Some(agent) = &self.user_agent
+            && freshet_robots::product_token(agent).is_empty()
+        {
+            bail!(
+                "{} {agent:?}: expected a user agent starting with a product token ([a-zA-Z_-]+)",
+                origin.name("user-agent")
+            );
+        }
+        Ok(())
+    }
+
+    /// The crawl's configuration: these settings over `CrawlConfig::new`'s defaults. The seeds
+    /// and weights files are read here (their errors name file and line).
+    pub(crate) fn to_config(&self, data: &Path, resume: bool) -> anyhow::Result<CrawlConfig> {
+        let mut config = CrawlConfig::new(data);
+        config.resume = resume;
+        for seed in self.seeds.iter().flatten() {
+            config.seeds.push(parse_seed(seed).with_context(|| format!("seed {seed:?}"))?);
+        }
+        if let Some(file) = &self.seeds_file {
+            config.seeds.extend(read_seeds(file)?);
+        }
+        let seconds = |value: f64| Duration::from_secs_f64(value);
+        config.scope = match self.scope.unwrap_or(ScopeArg::Host) {
+            ScopeArg::Host => Scope::Host,
+            ScopeArg::Domain => Scope::Domain,
+            ScopeArg::Any => Scope::Any,
+        };
+        config.max_depth = self.max_depth;
+        let compile = |patterns: &Option<Vec<String>>| -> anyhow::Result<Vec<regex::Regex>> {
+            Ok(patterns
+                .iter()
+                .flatten()
+                .map(|pattern| regex::Regex::new(pattern))
+                .collect::<Result<_, _>>()?)
+        };
+        config.include = compile(&self.include)?;
+        config.exclude = compile(&self.exclude)?;
+        config.host_quota = self.host_quota;
+        if let Some(types) = &self.content_types {
+            config.fetch.content_types = ContentTypes::parse(types)?;
+        }
+        config.sitemaps = self.sitemaps.unwrap_or(config.sitemaps);
+        config.max_sitemap_files = self.max_sitemap_files.unwrap_or(config.max_sitemap_files);
+        config.max_sitemap_urls = self.max_sitemap_urls.unwrap_or(config.max_sitemap_urls);
+        config.max_pages = self.max_pages;
+        config.duration = self.duration.map(seconds);
+        config.revisit = match self.revisit.unwrap_or(RevisitArg::Freshet) {
+            RevisitArg::Freshet => Revisit::Freshet,
+            RevisitArg::Uniform => Revisit::Uniform,
+            RevisitArg::Nutch => Revisit::Nutch,
+            RevisitArg::Once => Revisit::Once,
+        };
+        config.rate = self.rate.unwrap_or(config.rate);
+        config.importance = match (&self.weights, self.importance.unwrap_or(ImportanceArg::Opic)) {
+            (Some(file), _) => Importance::Given(Arc::new(read_weights(file)?)),
+            (None, ImportanceArg::Opic) => Importance::Opic,
+            (None, ImportanceArg::InDegree) => Importance::InDegree,
+        };
+        if let Some(interval) = self.change_interval {
+            config.change_rate_prior = 1.0 / interval;
+        }
+        config.prior_fetches = self.prior_fetches.unwrap_or(config.prior_fetches);
+        config.max_failures = self.max_failures.unwrap_or(config.max_failures);
+        let (nutch_min, nutch_max) = config.nutch_interval_bounds;
+        config.nutch_interval_bounds =
+            (self.nutch_min_interval.unwrap_or(nutch_min), self.nutch_max_interval.unwrap_or(nutch_max));
+        config.delay = self.delay.map_or(config.delay, seconds);
+        config.max_in_flight = self.max_in_flight.unwrap_or(config.max_in_flight);
+        if let Some(limit) = self.max_in_flight_per_ip {
+            config.fetch.max_in_flight_per_ip = (limit > 0).then_some(limit);
+        }
+        config.default_back_off = self.back_off.map_or(config.default_back_off, seconds);
+        config.max_back_offs = self.max_back_offs.unwrap_or(config.max_back_offs);
+        config.robots_cache.ttl = self.robots_ttl.unwrap_or(config.robots_cache.ttl);
+        config.robots_cache.retry = self.robots_retry.unwrap_or(config.robots_cache.retry);
+        if let Some(agent) = &self.user_agent {
+            config.fetch.user_agent.clone_from(agent);
+        }
+        let fetch = &mut config.fetch;
+        fetch.connect_timeout = self.connect_timeout.map_or(fetch.connect_timeout, seconds);
+        fetch.first_byte_timeout = self.first_byte_timeout.map_or(fetch.first_byte_timeout, seconds);
+        fetch.total_timeout = self.timeout.map_or(fetch.total_timeout, seconds);
+        fetch.max_body_bytes = self.max_body_bytes.unwrap_or(fetch.max_body_bytes);
+        fetch.max_redirects = self.max_redirects.unwrap_or(fetch.max_redirects);
+        fetch.allow_private = self.allow_private.unwrap_or(false);
+        for given in self.resolve.iter().flatten() {
+            fetch.resolve.push(freshet_fetch::parse_resolve(given)?);
+        }
+        config.warc_max_file_bytes = self.warc_file_bytes.unwrap_or(config.warc_max_file_bytes);
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+fn parse_seed(text: &str) -> anyhow::Result<freshet_url::Url> {
+    Ok(freshet_url::canonicalize(text.trim())?)
+}
+
+/// Seeds from `file`, one URL per line (blank lines and `#` comments skipped); a bad one is
+/// named by file and line.
+fn read_seeds(file: &Path) -> anyhow::Result<Vec<freshet_url::Url>> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading seeds-file {}", file.display()))?;
+    let mut seeds = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        seeds.push(parse_seed(line).with_context(|| format!("{}:{}", file.display(), index + 1))?);
+    }
+    Ok(seeds)
+}
+
+/// One row of the weights file.
+#[derive(Debug, serde::Deserialize)]
+struct WeightRow {
+    url: String,
+    weight: f64,
+}
+
+/// The weights file: canonical URL → weight; a bad row is named by file and line.
+fn read_weights(file: &Path) -> anyhow::Result<std::collections::HashMap<String, f64>> {
+    let mut reader =
+        csv::Reader::from_path(file).with_context(|| format!("reading weights {}", file.display()))?;
+    let mut weights = std::collections::HashMap::new();
+    for row in reader.deserialize::<WeightRow>() {
+        let row = row.with_context(|| format!("weights {}", file.display()))?;
+        let url =
+            parse_seed(&row.url).with_context(|| format!("weights {}: url {:?}", file.display(), row.url))?;
+        if !(row.weight.is_finite() && row.weight > 0.0) {
+            bail!(
+                "weights {}: weight {} of {}: expected a positive number",
+                file.display(),
+                row.weight,
+                row.url
+            );
+        }
+        weights.insert(url.to_string(), row.weight);
+    }
+    Ok(weights)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Every key set: a struct literal, so a key added to `CrawlSettings` without a value here
+    /// does not compile, and the documentation test below then checks the new key's docs.
+    fn every_key() -> CrawlSettings {
+        CrawlSettings {
+            seeds: Some(vec!["https://example.com/".into()]),
+            seeds_file: Some("seeds.txt".into()),
+            scope: Some(ScopeArg::Domain),
+            max_depth: Some(5),
+            include: Some(vec!["/news/".into()]),
+            exclude: Some(vec!["\\?print=".into()]),
+            host_quota: Some(10_000),
+            content_types: Some(vec!["text/html".into()]),
+            sitemaps: Some(true),
+            max_sitemap_files: Some(50),
+            max_sitemap_urls: Some(50_000),
+            max_pages: Some(1_000),
+            duration: Some(3_600.0),
+            revisit: Some(RevisitArg::Freshet),
+            rate: Some(10.0),
+            importance: Some(ImportanceArg::Opic),
+            weights: Some("weights.csv".into()),
+            change_interval: Some(86_400.0),
+            prior_fetches: Some(20.0),
+            max_failures: Some(3),
+            nutch_min_interval: Some(60.0),
+            nutch_max_interval: Some(31_536_000.0),
+            delay: Some(1.0),
+            max_in_flight: Some(64),
+            max_in_flight_per_ip: Some(8),
+            back_off: Some(60.0),
+            max_back_offs: Some(5),
+            robots_ttl: Some(86_400.0),
+            robots_retry: Some(3_600.0),
+            user_agent: Some("freshet/0.1 (+https://example.com/bot)".into()),
+            connect_timeout: Some(10.0),
+            first_byte_timeout: Some(30.0),
+            timeout: Some(120.0),
+            max_body_bytes: Some(10 << 20),
+            max_redirects: Some(10),
+            allow_private: Some(false),
+            resolve: Some(vec!["example.com=93.184.215.14".into()]),
+            warc_file_bytes: Some(1 << 30),
+            listen: Some("127.0.0.1:9100".parse().unwrap()),
+        }
+    }
+
+    fn keys(settings: &CrawlSettings) -> Vec<String> {
+        let value = toml::Value::try_from(settings).unwrap();
+        value.as_table().unwrap().keys().cloned().collect()
+    }
+
+    const DOCS: &str = include_str!("../../../docs/crawl-config.md");
+
+    #[test]
+    fn every_key_is_documented_and_the_documented_example_sets_every_key() {
+        let all = keys(&every_key());
+        assert_eq!(all.len(), 39);
+        for key in &all {
+            assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
+        }
+        let example = DOCS.split("```toml\n").nth(1).unwrap().split("```").next().unwrap();
+        let parsed: CrawlSettings = toml::from_str(example).unwrap();
+        parsed.check(&Origin::File("docs/crawl-config.md".into())).unwrap();
+        let mut documented = keys(&parsed);
+        documented.sort();
+        let mut expected = all.clone();
+        expected.sort();
+        assert_eq!(documented, expected, "the example in docs/crawl-config.md must set every key");
+    }
+
+    #[test]
+    fn later_layers_win_key_by_key_and_seeds_add_up() {
+        let file = CrawlSettings {
+            seeds: Some(vec!["https://a.test/".into()]),
+            delay: Some(2.0),
+            scope: Some(ScopeArg::Domain),
+            ..CrawlSettings::default()
+        };
+        let flags = CrawlSettings {
+            seeds: Some(vec!["https://b.test/".into()]),
+            delay: Some(0.5),
+            ..CrawlSettings::default()
+        };
+        let merged = file.overlay(flags);
+        assert_eq!(merged.delay, Some(0.5));
+        assert_eq!(merged.scope, Some(ScopeArg::Domain));
+        assert_eq!(merged.seeds.as_deref().unwrap(), ["https://a.test/", "https://b.test/"]);
+        let config = merged.to_config(Path::new("data"), false).unwrap();
+        assert_eq!(config.delay, Duration::from_millis(500));
+        assert_eq!(config.scope, Scope::Domain);
+        // Not given anywhere: the library's default.
+        assert_eq!(config.rate, CrawlConfig::new("x").rate);
+    }
+
+    #[test]
+    fn the_kept_settings_round_trip_without_the_runs_own() {
+        let folder = tempfile::tempdir().unwrap();
+        let file = folder.path().join("crawl.toml");
+        let kept = every_key().kept_for_resume();
+        kept.write(&file).unwrap();
+        let read = CrawlSettings::read(&file).unwrap();
+        assert_eq!(read.seeds, None);
+        assert_eq!(read.listen, None);
+        assert_eq!(read.max_pages, None);
+        // Relative paths were kept relative and come back relative to the file's folder.
+        assert_eq!(read.weights, Some(folder.path().join("weights.csv")));
+        assert_eq!(read.scope, kept.scope);
+        assert_eq!(read.delay, kept.delay);
+        assert_eq!(read.content_types, kept.content_types);
+    }
+
+    #[test]
+    fn bad_values_name_the_file_or_flag_and_the_key() {
+        let folder = tempfile::tempdir().unwrap();
+        let file = folder.path().join("bad.toml");
+        for (text, expected) in [
+            ("delay = -1\n", "bad.toml: delay -1: expected 0 or more"),
+            ("dealy = 1\n", "unknown field `dealy`"),
+            ("scope = \"planet\"\n", "unknown variant `planet`"),
+            ("include = [\"(\"]\n", "bad.toml: include \"(\": not a regular expression"),
+            ("content-types = [\"html\"]\n", "content type \"html\""),
+            ("max-pages = 0\n", "bad.toml: max-pages 0: expected at least 1"),
+            ("resolve = [\"a.test:1.2.3.4\"]\n", "expected HOST=IP"),
+            ("nutch-min-interval = 10\nnutch-max-interval = 5\n", "less than nutch-min-interval"),
+        ] {
+            std::fs::write(&file, text).unwrap();
+            let error = format!("{:#}", CrawlSettings::read(&file).unwrap_err());
+            assert!(error.contains(expected), "{text:?}: {error}");
+            assert!(error.contains("bad.toml"), "{text:?}: {error}");
+        }
+        let flags = CrawlSettings { rate: Some(0.0), ..CrawlSettings::default() };
+        let error = flags.check(&Origin::CommandLine).unwrap_err().to_string();
+        assert!(error.starts_with("--rate 0: expected a positive number"), "{error}");
+    }
+}
