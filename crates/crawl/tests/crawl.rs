@@ -201,7 +201,17 @@ async fn an_interrupted_crawl_resumes_and_a_page_limit_stops_one() {
     let mut resumed = config(&web, data.path());
     resumed.seeds.clear();
     resumed.resume = true;
-    let second = crawl(resumed.clone(), tokio::time::sleep(Duration::from_millis(600))).await;
+    // Interrupted once it has fetched something (a fixed time is too short on a loaded
+    // machine: a resumed crawl first waits a delay per host), with more in flight.
+    let crawler = Crawler::open(resumed.clone()).unwrap();
+    let admin = crawler.admin();
+    let interrupt = async move {
+        while admin.status().await.is_some_and(|status| status.bytes == 0) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let second = crawler.run(interrupt).await.unwrap();
     assert_eq!(second.stopped, StopReason::Interrupted);
     assert!(second.pages > 0);
 
