@@ -5,7 +5,7 @@ use std::time::SystemTime;
 
 use freshet_content::{MainText, Signature};
 use freshet_fetch::links::{LinkOptions, extract_links};
-use freshet_fetch::{Fetch, Outcome, Truncated, Validators};
+use freshet_fetch::{Fetch, Outcome, SizeStage, TimeoutPhase, Truncated, Validators};
 use freshet_frontier::{Completion, FrontierStore as _, HostPoliteness, Op};
 use freshet_robots::{FetchOutcome, RobotsEntry};
 use freshet_schedule::online::{Outcome as Done, Politeness};
@@ -416,14 +416,45 @@ fn to_unix(time: SystemTime) -> f64 {
     time.duration_since(SystemTime::UNIX_EPOCH).map_or(0.0, |since| since.as_secs_f64())
 }
 
+/// What a timeout means, in words: which limit passed and what was kept.
+fn timeout_detail(phase: TimeoutPhase, fetch: &Fetch) -> String {
+    match phase {
+        TimeoutPhase::Connect => "connect timeout: no connection to the server in time".to_owned(),
+        TimeoutPhase::FirstByte => "first-byte timeout: no response head in time".to_owned(),
+        TimeoutPhase::Body => format!(
+            "total timeout: the body did not arrive in time, cut after {} bytes (WARC-Truncated: time)",
+            fetch.transfer_body.len()
+        ),
+    }
+}
+
+/// What a body over the cap means, in words: which size passed it and what was kept.
+fn too_large_detail(limit: u64, stage: SizeStage, fetch: &Fetch) -> String {
+    let kept = fetch.transfer_body.len();
+    match stage {
+        SizeStage::Declared => format!(
+            "body cap: Content-Length over the cap of {limit} bytes, nothing read (WARC-Truncated: length)"
+        ),
+        SizeStage::Transfer => {
+            format!(
+                "body cap: over the cap of {limit} bytes, cut after {kept} bytes (WARC-Truncated: length)"
+            )
+        }
+        SizeStage::Decoded => format!(
+            "body cap: decoded content over the cap of {limit} bytes (a compression bomb?), cut after \
+             {kept} bytes received (WARC-Truncated: length)"
+        ),
+    }
+}
+
 /// The log line of one request.
 pub(super) fn fetch_line(kind: LogKind, fetch: &Fetch) -> LogLine {
     let detail = match &fetch.outcome {
         Outcome::Redirect { location, .. } => Some(location.to_string()),
         Outcome::BadRedirect { location, .. } => location.clone(),
         Outcome::Throttled { retry_after, .. } => retry_after.map(|after| format!("retry-after {after:?}")),
-        Outcome::Timeout { phase } => Some(format!("{phase:?}")),
-        Outcome::TooLarge { limit, stage } => Some(format!("{stage:?} size over {limit} bytes")),
+        Outcome::Timeout { phase } => Some(timeout_detail(*phase, fetch)),
+        Outcome::TooLarge { limit, stage } => Some(too_large_detail(*limit, *stage, fetch)),
         Outcome::BadContentEncoding { message, .. }
         | Outcome::DnsFailed { message }
         | Outcome::Failed { message } => Some(message.clone()),
