@@ -34,6 +34,9 @@ pub(crate) struct HostState {
     /// Text blocks repeated across the host's pages (template, not content), left out of the
     /// main-text signatures.
     pub(crate) boilerplate: HostBoilerplate,
+    /// robots.txt answers in a row that were unreachable (5xx, network failure): a one-pass
+    /// crawl gives the host's pages up after `max_failures` of them.
+    pub(crate) robots_failures: u32,
     /// Its pages in the frontier (for `host_quota`).
     pub(crate) pages: u64,
     /// Its sitemaps: queued, requested, URLs taken (see `crawler::sitemaps`).
@@ -66,6 +69,7 @@ impl HostState {
             not_before: None,
             unchecked: Vec::new(),
             refused: None,
+            robots_failures: 0,
             boilerplate: HostBoilerplate::default(),
             pages: 0,
             sitemaps: HostSitemaps::default(),

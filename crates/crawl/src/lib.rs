@@ -60,7 +60,10 @@
 //! The first time the scheduler picks a page of a host, the host's robots.txt is fetched in that
 //! slot instead (through the same fetcher and politeness, redirects followed up to five hops),
 //! kept as a [`RobotsEntry`](freshet_robots::RobotsEntry) (2xx obeyed, 4xx allow all, 5xx or
-//! unreachable: nothing fetched from the host until the retry an hour later; 24 h time to live),
+//! unreachable: nothing fetched from the host until the retry an hour later, said on the
+//! robots.txt's log line; 24 h time to live; a one-pass crawl, [`Revisit::Once`], gives the
+//! host's pages up after [`CrawlConfig::max_failures`] unreachable answers in a row, each a
+//! `skipped` line with outcome `robots-unreachable`, rather than wait for ever),
 //! and the page is handed back unfetched. Disallowed URLs are never requested: a URL found while
 //! its host's rules are known is checked on admission; pages admitted before are checked when the
 //! rules arrive, and every page again when it is picked. Each skip is a `skipped` log line and

@@ -293,21 +293,51 @@ impl Crawler {
         ended: tokio::time::Instant,
         now: f64,
     ) -> Result<()> {
-        for fetch in fetches {
-            self.archive(fetch, None)?;
-            self.summary.robots += 1;
-            self.summary.bytes += fetch.transfer_body.len() as u64;
-            self.log.write(&fetch_line(LogKind::Robots, fetch))?;
-        }
         let outcome = robots_outcome(fetches.last());
+        let unreachable = matches!(outcome, FetchOutcome::Unreachable);
         let policy = self.config.robots_cache;
         let agent = self.agent.clone();
         let configured = self.config.delay;
+        let give_up_after = self.robots_attempts_before_giving_up();
         let state = self.host_mut(job.host)?;
         match &mut state.robots {
             Some(entry) => entry.record(outcome, now, &policy),
             None => state.robots = Some(RobotsEntry::new(outcome, now, &policy)),
         }
+        state.robots_failures = if unreachable { state.robots_failures.saturating_add(1) } else { 0 };
+        // What the host's pages face now, said on the last hop's line (RFC 9309 §2.3.1.4).
+        let held = match (&state.robots, give_up_after) {
+            (Some(entry), _) if !unreachable || entry.unreachable_since().is_none() => None,
+            (_, Some(attempts)) if state.robots_failures >= attempts => Some(format!(
+                "robots.txt unreachable ({} attempts): the host's pages are given up (skipped, \
+                 robots-unreachable)",
+                state.robots_failures
+            )),
+            (Some(entry), _) => Some(format!(
+                "robots.txt unreachable: the host is disallowed, no page fetched until robots.txt \
+                 is tried again at {}",
+                log_time(
+                    SystemTime::UNIX_EPOCH + std::time::Duration::from_secs_f64(entry.expires_at().max(0.0))
+                )
+            )),
+            (None, _) => None,
+        };
+        for (index, fetch) in fetches.iter().enumerate() {
+            self.archive(fetch, None)?;
+            self.summary.robots += 1;
+            self.summary.bytes += fetch.transfer_body.len() as u64;
+            let mut line = fetch_line(LogKind::Robots, fetch);
+            if index + 1 == fetches.len()
+                && let Some(held) = &held
+            {
+                line.detail = Some(match line.detail.take() {
+                    Some(detail) => format!("{detail}; {held}"),
+                    None => held.clone(),
+                });
+            }
+            self.log.write(&line)?;
+        }
+        let state = self.host_mut(job.host)?;
         let crawl_delay = state.robots.as_ref().and_then(|entry| entry.access().crawl_delay(&agent));
         // The delay in force: the new floor, or above it if pushbacks raised it.
         let delay = state.capacity.set_floor(configured.max(crawl_delay.unwrap_or_default()));

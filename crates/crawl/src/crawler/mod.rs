@@ -458,6 +458,17 @@ impl Crawler {
                 }
             }
             Verdict::Unknown => JobKind::Robots,
+            Verdict::WaitUntil(_)
+                if self.robots_attempts_before_giving_up().is_some_and(|attempts| {
+                    self.hosts
+                        .get(host.0 as usize)
+                        .and_then(Option::as_ref)
+                        .is_some_and(|state| state.robots_failures >= attempts)
+                }) =>
+            {
+                self.skip(page, &url, verdict)?;
+                return self.scheduler.fetched(page, Done::Failed, now).map_err(Into::into);
+            }
             Verdict::WaitUntil(at) => {
                 self.scheduler.fetched(page, Done::BackOff { retry_after: (at - now).max(0.0) }, now)?;
                 return Ok(());
@@ -477,6 +488,14 @@ impl Crawler {
         Ok(())
     }
 
+    /// After how many unreachable robots.txt answers in a row a host's pages are given up:
+    /// `max_failures` in a one-pass crawl (which would otherwise wait for the host's robots.txt
+    /// for ever, retrying every `robots_cache.retry`); never in a revisiting crawl, which keeps
+    /// retrying as RFC 9309 §2.3.1.4 describes.
+    pub(crate) fn robots_attempts_before_giving_up(&self) -> Option<u32> {
+        (self.config.revisit == Revisit::Once).then_some(self.config.max_failures)
+    }
+
     /// Records that `page` will not be requested (robots.txt disallows it, or its host's
     /// addresses are refused): a `skipped` log line, never due again (the URL stays seen), out
     /// of the scheduler.
@@ -488,6 +507,10 @@ impl Crawler {
                     self.hosts.get(stored.record.host.0 as usize)?.as_ref()?.refused.clone()
                 });
                 ("address-refused", detail)
+            }
+            Verdict::WaitUntil(_) => {
+                self.summary.skipped += 1;
+                ("robots-unreachable", Some("robots.txt unreachable, the host given up".to_owned()))
             }
             _ => {
                 self.summary.skipped += 1;
