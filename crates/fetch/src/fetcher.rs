@@ -44,7 +44,8 @@ pub struct FetchConfig {
     /// Cap on the body, in bytes, applied to the declared `Content-Length`, to the bytes on
     /// the wire and to the decoded bytes alike.
     pub max_body_bytes: u64,
-    /// Redirects [`Fetcher::fetch_following`] takes before giving up.
+    /// Redirects [`Fetcher::fetch_following`] takes before giving up (and the crawler, which
+    /// follows a chain through its frontier, before it stops one).
     pub max_redirects: usize,
     /// Allow loopback, private, link-local… addresses (tests, testweb, intranets).
     pub allow_private: bool,

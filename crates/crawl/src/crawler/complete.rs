@@ -72,6 +72,7 @@ impl Crawler {
         now: f64,
         delay_change: Option<DelayChange>,
     ) -> Result<()> {
+        let trail = self.redirect_trails.remove(job.url.as_str());
         // An unwanted type's head alone would read as an empty page in WARC: not archived.
         if !matches!(fetch.outcome, Outcome::UnwantedContentType { .. }) {
             self.archive(fetch, last_fetch)?;
@@ -119,9 +120,27 @@ impl Crawler {
             Outcome::Redirect { location, .. } => {
                 // The target is a link like any other: it goes through scope, the seen set,
                 // robots.txt and its host's politeness. Importance follows it whole.
-                let first = self.pending_urls.len();
-                self.discover(location.clone(), depth + 1, Some(job.page));
-                self.link_sources.push((job.page, first..self.pending_urls.len()));
+                // A chain is followed hop by hop through the frontier, so its URLs are
+                // remembered here: a loop or more than `max_redirects` hops in a row stop it.
+                let mut trail = trail.unwrap_or_default();
+                trail.push(job.url.to_string());
+                let max = self.config.fetch.max_redirects;
+                if trail.iter().any(|url| url == location.as_str()) {
+                    line.detail = Some(format!(
+                        "{location}: redirect loop (already requested in this chain of {} redirects), not followed",
+                        trail.len()
+                    ));
+                } else if trail.len() > max {
+                    line.detail = Some(format!(
+                        "{location}: too many redirects ({} in a row, the limit is {max}), not followed",
+                        trail.len()
+                    ));
+                } else {
+                    let first = self.pending_urls.len();
+                    self.discover(location.clone(), depth + 1, Some(job.page));
+                    self.link_sources.push((job.page, first..self.pending_urls.len()));
+                    self.redirect_trails.insert(location.to_string(), trail);
+                }
             }
             _ => {}
         }

@@ -92,6 +92,10 @@ pub struct Crawler {
     pending: Vec<Op>,
     pending_urls: Vec<Url>,
     back_offs: HashMap<PageId, u32>,
+    /// Redirect targets not yet fetched, with the URLs of the chain that led to them (at most
+    /// `fetch.max_redirects`): a target that redirects again extends its chain, so a loop or an
+    /// endless chain is seen and stopped (see `complete`). In memory only.
+    redirect_trails: HashMap<String, Vec<String>>,
     /// Each host's pooled change-rate prior (indexed by host id).
     host_rates: Vec<HostRates>,
     /// Page importance (OPIC by default).
@@ -163,6 +167,7 @@ impl Crawler {
             pending: Vec::new(),
             pending_urls: Vec::new(),
             back_offs: HashMap::new(),
+            redirect_trails: HashMap::new(),
             host_rates: Vec::new(),
             weights: Weights::new(&config.importance),
             link_sources: Vec::new(),
