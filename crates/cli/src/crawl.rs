@@ -109,7 +109,8 @@ pub(crate) struct CrawlArgs {
     /// Which links to follow, relative to the seeds [default: host].
     #[arg(long, value_enum)]
     scope: Option<ScopeArg>,
-    /// Follow links at most this many hops from a seed (sitemap entries count one).
+    /// Follow links at most this many hops from a seed (sitemap entries count one); the
+    /// defence against endless URL spaces (calendars) [default: 20].
     #[arg(long, value_name = "N")]
     max_depth: Option<u32>,
     /// Follow only URLs matching this regular expression (repeatable: any of them); seeds are

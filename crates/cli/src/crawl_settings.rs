@@ -277,7 +277,10 @@ impl CrawlSettings {
             ScopeArg::Domain => Scope::Domain,
             ScopeArg::Any => Scope::Any,
         };
-        config.max_depth = self.max_depth;
+        // Not given: the crawler's default (freshet_crawl::DEFAULT_MAX_DEPTH), never "no limit".
+        if let Some(depth) = self.max_depth {
+            config.max_depth = Some(depth);
+        }
         let compile = |patterns: &Option<Vec<String>>| -> anyhow::Result<Vec<regex::Regex>> {
             Ok(patterns
                 .iter()

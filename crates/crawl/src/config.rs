@@ -14,6 +14,9 @@ use crate::revisit::Revisit;
 /// One day in seconds, the scheduler's unit of time being the second.
 pub const DAY: f64 = 86_400.0;
 
+/// The default [`CrawlConfig::max_depth`]: links more than 20 hops from a seed are not followed.
+pub const DEFAULT_MAX_DEPTH: u32 = 20;
+
 /// A crawl's settings. [`CrawlConfig::new`] gives the defaults.
 #[derive(Clone, Debug)]
 pub struct CrawlConfig {
@@ -35,7 +38,11 @@ pub struct CrawlConfig {
     /// Which discovered links are followed, relative to the seeds.
     pub scope: Scope,
     /// Links further than this many hops from a seed are not followed (seeds are depth 0,
-    /// sitemap entries depth 1). `None`: no limit.
+    /// sitemap entries depth 1). `None`: no limit. Default [`DEFAULT_MAX_DEPTH`] (20, as
+    /// Heritrix's `TooManyHopsDecideRule`): the crawl's defence against URL spaces without an
+    /// end (a calendar whose every month links the next), which would otherwise keep a host's
+    /// slots busy for ever; a page at the limit says in its log line that its links were not
+    /// followed.
     pub max_depth: Option<u32>,
     /// If any is given, only URLs matching one of these (anywhere in the canonical URL) are
     /// followed. Seeds are always taken.
@@ -99,7 +106,7 @@ impl CrawlConfig {
             duration: None,
             delay: Duration::from_secs(1),
             scope: Scope::Host,
-            max_depth: None,
+            max_depth: Some(DEFAULT_MAX_DEPTH),
             include: Vec::new(),
             exclude: Vec::new(),
             host_quota: None,

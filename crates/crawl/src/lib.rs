@@ -164,7 +164,7 @@ mod log;
 pub mod revisit;
 
 pub use admin::{Admin, CrawlStatus, ExplainError, HostStatus, PageReport};
-pub use config::{CrawlConfig, DAY};
+pub use config::{CrawlConfig, DAY, DEFAULT_MAX_DEPTH};
 pub use crawler::{CrawlSummary, Crawler, StopReason};
 pub use error::{CrawlError, Result};
 pub use importance::Importance;

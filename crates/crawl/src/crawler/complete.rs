@@ -107,6 +107,11 @@ impl Crawler {
                     let content_type = fetch.response.as_ref().and_then(|head| head.header("content-type"));
                     let found = extract_links(&fetch.url, content_type, content, &options);
                     line.links = Some(found.links.len());
+                    if let Some(max) =
+                        self.config.max_depth.filter(|&max| depth >= max && !found.links.is_empty())
+                    {
+                        line.detail = Some(format!("links not followed: past the max depth of {max}"));
+                    }
                     for link in found.links {
                         self.discover(link.url, depth + 1, Some(job.page));
                     }
