@@ -34,9 +34,11 @@ pub(crate) struct HostState {
     /// Text blocks repeated across the host's pages (template, not content), left out of the
     /// main-text signatures.
     pub(crate) boilerplate: HostBoilerplate,
-    /// robots.txt answers in a row that were unreachable (5xx, network failure): a one-pass
-    /// crawl gives the host's pages up after `max_failures` of them.
+    /// robots.txt answers in a row that were unreachable (5xx, network failure).
     pub(crate) robots_failures: u32,
+    /// Set when a one-pass crawl gave the host up after `max_failures` of them: none of its
+    /// pages is tried any more.
+    pub(crate) robots_given_up: bool,
     /// Its pages in the frontier (for `host_quota`).
     pub(crate) pages: u64,
     /// Its sitemaps: queued, requested, URLs taken (see `crawler::sitemaps`).
@@ -52,6 +54,9 @@ pub(crate) enum Verdict {
     Disallowed,
     /// The host's addresses are refused (see [`HostState::refused`]): never fetch it.
     Refused,
+    /// The host's robots.txt stayed unreachable and the crawl gave the host up (see
+    /// [`HostState::robots_given_up`]): never fetch it.
+    GivenUp,
     /// robots.txt must be fetched (first time, or its time to live is up).
     Unknown,
     /// robots.txt is unreachable (5xx, network): nothing on the host until this Unix time, when
@@ -70,6 +75,7 @@ impl HostState {
             unchecked: Vec::new(),
             refused: None,
             robots_failures: 0,
+            robots_given_up: false,
             boilerplate: HostBoilerplate::default(),
             pages: 0,
             sitemaps: HostSitemaps::default(),
@@ -80,6 +86,9 @@ impl HostState {
     pub(crate) fn verdict(&self, agent: &str, path_and_query: &str, now: f64) -> Verdict {
         if self.refused.is_some() {
             return Verdict::Refused;
+        }
+        if self.robots_given_up {
+            return Verdict::GivenUp;
         }
         let Some(entry) = &self.robots else { return Verdict::Unknown };
         if entry.needs_fetch(now) {

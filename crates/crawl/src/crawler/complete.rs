@@ -329,10 +329,11 @@ impl Crawler {
             None => state.robots = Some(RobotsEntry::new(outcome, now, &policy)),
         }
         state.robots_failures = if unreachable { state.robots_failures.saturating_add(1) } else { 0 };
+        state.robots_given_up = give_up_after.is_some_and(|attempts| state.robots_failures >= attempts);
         // What the host's pages face now, said on the last hop's line (RFC 9309 §2.3.1.4).
         let held = match (&state.robots, give_up_after) {
             (Some(entry), _) if !unreachable || entry.unreachable_since().is_none() => None,
-            (_, Some(attempts)) if state.robots_failures >= attempts => Some(format!(
+            _ if state.robots_given_up => Some(format!(
                 "robots.txt unreachable ({} attempts): the host's pages are given up (skipped, \
                  robots-unreachable)",
                 state.robots_failures
@@ -386,7 +387,9 @@ impl Crawler {
             let url = parse_stored(&stored)?;
             let state = self.host_mut(job.host)?;
             match state.verdict(&agent, freshet_url::path_and_query(&url), now) {
-                verdict @ (Verdict::Disallowed | Verdict::Refused) => self.skip(page, &url, verdict)?,
+                verdict @ (Verdict::Disallowed | Verdict::Refused | Verdict::GivenUp) => {
+                    self.skip(page, &url, verdict)?;
+                }
                 Verdict::Unknown | Verdict::WaitUntil(_) => state.unchecked.push(page),
                 Verdict::Allowed => {}
             }

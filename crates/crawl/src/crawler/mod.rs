@@ -463,22 +463,11 @@ impl Crawler {
                 }
             }
             Verdict::Unknown => JobKind::Robots,
-            Verdict::WaitUntil(_)
-                if self.robots_attempts_before_giving_up().is_some_and(|attempts| {
-                    self.hosts
-                        .get(host.0 as usize)
-                        .and_then(Option::as_ref)
-                        .is_some_and(|state| state.robots_failures >= attempts)
-                }) =>
-            {
-                self.skip(page, &url, verdict)?;
-                return self.scheduler.fetched(page, Done::Failed, now).map_err(Into::into);
-            }
             Verdict::WaitUntil(at) => {
                 self.scheduler.fetched(page, Done::BackOff { retry_after: (at - now).max(0.0) }, now)?;
                 return Ok(());
             }
-            Verdict::Disallowed | Verdict::Refused => {
+            Verdict::Disallowed | Verdict::Refused | Verdict::GivenUp => {
                 self.skip(page, &url, verdict)?;
                 return self.scheduler.fetched(page, Done::Failed, now).map_err(Into::into);
             }
@@ -513,7 +502,7 @@ impl Crawler {
                 });
                 ("address-refused", detail)
             }
-            Verdict::WaitUntil(_) => {
+            Verdict::GivenUp => {
                 self.summary.skipped += 1;
                 ("robots-unreachable", Some("robots.txt unreachable, the host given up".to_owned()))
             }
@@ -617,7 +606,7 @@ impl Crawler {
             let agent = self.agent.clone();
             let verdict =
                 self.host_mut(admission.host)?.verdict(&agent, freshet_url::path_and_query(url), now);
-            followed.push(!matches!(verdict, Verdict::Disallowed | Verdict::Refused));
+            followed.push(!matches!(verdict, Verdict::Disallowed | Verdict::Refused | Verdict::GivenUp));
             if !admission.is_new {
                 continue;
             }
@@ -633,7 +622,7 @@ impl Crawler {
                 continue;
             }
             match verdict {
-                Verdict::Disallowed | Verdict::Refused => {
+                Verdict::Disallowed | Verdict::Refused | Verdict::GivenUp => {
                     self.skip(admission.page, url, verdict)?;
                     continue;
                 }

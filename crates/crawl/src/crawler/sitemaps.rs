@@ -128,7 +128,7 @@ impl Crawler {
                 }
                 Verdict::Disallowed => disallowed.push(url),
                 // The rules are no longer known: the sitemap waits for the host's next turn.
-                Verdict::Unknown | Verdict::WaitUntil(_) | Verdict::Refused => {
+                Verdict::Unknown | Verdict::WaitUntil(_) | Verdict::Refused | Verdict::GivenUp => {
                     state.sitemaps.queue.push_front(url);
                     break;
                 }
