@@ -5,10 +5,19 @@
 //! `sitemap`, `skipped`), `url`, `status` (HTTP status, `null` without an answer), `bytes`
 //! (body bytes as received), `duration_ms`, `fingerprint` (xxh3-128 of the decoded body, 32 hex
 //! digits, `null` unless the body is complete), `outcome` (the fetcher's outcome name: `ok`,
-//! `not-modified`, `redirect`, `throttled`, `client-error`, `timeout`…; `robots-disallowed` for
-//! a skip; `not-a-sitemap` for a sitemap request answered with something else, an HTML page
-//! say), and when they apply `detail` (an error message, a redirect target) and `links` (links
-//! found).
+//! `not-modified`, `redirect`, `throttled`, `client-error`, `timeout`…; for a skip,
+//! `robots-disallowed`, `robots-unreachable`, `host-quota` or `address-refused`;
+//! `not-a-sitemap` for a sitemap request answered with something else, an HTML page say), and
+//! when they apply `detail` (an error message, a redirect target) and `links` (links found).
+//!
+//! `detail` says in words what happened to a misbehaving host (the end-to-end tests in
+//! `tests/misbehave.rs` check each against testweb's misbehaving hosts): which time limit
+//! passed (`first-byte timeout: …`, `total timeout: … cut after N bytes`), a body over the cap
+//! (`body cap: …`, a compression bomb named as such; the WARC record carries `WARC-Truncated`),
+//! a redirect not followed (`…: redirect loop …`, `…: too many redirects …`), links not
+//! followed past the max depth, a back-off (`back-off 1 of 5: 1s`), the host's delay changed
+//! (`host delay 50ms -> 100ms`), and on a robots.txt line that the host is disallowed until
+//! robots.txt is tried again, or given up (RFC 9309 §2.3.1.4).
 //!
 //! A `sitemap` line's `detail` says what the file held: its format (`urlset`, `index`, `text`,
 //! `, gzip`), the URLs (`120 URLs` handed to discovery, before the scope and seen checks) or
