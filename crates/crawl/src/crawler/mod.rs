@@ -94,7 +94,9 @@ pub struct Crawler {
     back_offs: HashMap<PageId, u32>,
     /// Redirect targets not yet fetched, with the URLs of the chain that led to them (at most
     /// `fetch.max_redirects`): a target that redirects again extends its chain, so a loop or an
-    /// endless chain is seen and stopped (see `complete`). In memory only.
+    /// endless chain is seen and stopped (see `complete`). Only targets new to the frontier and
+    /// scheduled keep an entry (one seen before cannot extend a chain without end), until
+    /// fetched; in memory only, so a resumed crawl starts its chains anew.
     redirect_trails: HashMap<String, Vec<String>>,
     /// Each host's pooled change-rate prior (indexed by host id).
     host_rates: Vec<HostRates>,
@@ -603,6 +605,12 @@ impl Crawler {
         // disallowed by robots.txt (as far as known), not on a refused host.
         let mut followed = Vec::with_capacity(urls.len());
         for (admission, url) in report.admissions.iter().zip(&urls) {
+            // A redirect target's chain is kept only while the target waits in the schedule.
+            let trail = if self.redirect_trails.is_empty() {
+                None
+            } else {
+                self.redirect_trails.remove(url.as_str())
+            };
             let agent = self.agent.clone();
             let verdict =
                 self.host_mut(admission.host)?.verdict(&agent, freshet_url::path_and_query(url), now);
@@ -631,6 +639,9 @@ impl Crawler {
             }
             let (weight, change_rate) = self.initial_parameters(admission.page, admission.host, url.as_str());
             self.scheduler.add(admission.page, admission.host, weight, change_rate, now)?;
+            if let Some(trail) = trail {
+                self.redirect_trails.insert(url.to_string(), trail);
+            }
         }
         // Many new pages at once (a crawl's discovery): λ_0 is re-solved over all pages rather
         // than left to the sweep's bounded steps, which need a pass over the pages each.
