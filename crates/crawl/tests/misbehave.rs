@@ -399,3 +399,27 @@ async fn a_calendar_trap_ends_at_the_max_depth_which_is_on_by_default() {
     assert!(cut > 0, "no calendar page says its links were not followed");
     web.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revisiting_crawl_keeps_retrying_an_unreachable_robots_txt_and_never_fetches_its_pages() {
+    let _serial = SERIAL.lock().await;
+    let web = start_web(10, vec![Misbehaviour::Robots500], MisbehaviourSettings::default()).await;
+    let data = tempfile::tempdir().unwrap();
+    let mut config = config(&web, data.path(), Duration::from_millis(20));
+    config.revisit = Revisit::Uniform;
+    config.rate = 20.0;
+    config.duration = Some(Duration::from_secs(3));
+    let max_failures = config.max_failures as usize;
+    let summary = crawl(config).await;
+    assert_eq!(summary.stopped, StopReason::TimeUp);
+    let log = web.log().entries();
+    let requests = requests_to(&log, Misbehaviour::Robots500);
+    // Retried every 0.3 s (plus the delay), past the one-pass crawl's give-up point.
+    assert!(requests.len() > max_failures, "{} robots.txt requests", requests.len());
+    assert!(requests.iter().all(|e| e.path == "/robots.txt" && e.status == 500), "{requests:?}");
+    let lines = read_log(data.path());
+    let host_lines = lines_of(&lines, Misbehaviour::Robots500);
+    assert!(host_lines.iter().all(|l| l.kind == LogKind::Robots), "{host_lines:?}");
+    assert!(host_lines.iter().all(|l| detail(l).contains("the host is disallowed")), "{host_lines:?}");
+    web.shutdown().await.unwrap();
+}
