@@ -80,8 +80,11 @@ pub struct CrawlConfig {
     /// Nutch's interval bounds for [`Revisit::Nutch`], seconds: `db.fetch.schedule.adaptive`'s
     /// `min_interval` (60 s) and `max_interval` (365 days) by default.
     pub nutch_interval_bounds: (f64, f64),
-    /// A revisited page that fails this many times in a row (timeouts, 5xx, resets) is given
-    /// up; a 4xx other than 429 gives it up at once (gone). Default 3.
+    /// A page that fails this many times in a row is given up; a 4xx other than 429 gives it
+    /// up at once (gone). A failure that may pass (a timeout, a 5xx, a reset) is tried again:
+    /// in a one-pass crawl after a pause that doubles each time (the host's delay, at least
+    /// 0.1 s, times 2, 4…, at most `default_back_off`), else at the page's next revisit; one
+    /// that will not (a body over the cap) is not retried in a one-pass crawl. Default 3.
     pub max_failures: u32,
     /// Read the sitemaps robots.txt lists (on the robots.txt's own origin), and the sitemaps
     /// their indexes list, for URLs to discover (see the crate docs, "Sitemaps"). Default on.

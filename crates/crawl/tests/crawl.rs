@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use freshet_crawl::{CrawlConfig, CrawlSummary, Crawler, LogKind, LogLine, Revisit, StopReason};
@@ -206,7 +206,8 @@ async fn an_interrupted_crawl_resumes_and_a_page_limit_stops_one() {
     let crawler = Crawler::open(resumed.clone()).unwrap();
     let admin = crawler.admin();
     let interrupt = async move {
-        while admin.status().await.is_some_and(|status| status.bytes == 0) {
+        // Page requests started, less every job in flight: pages done, at least.
+        while admin.status().await.is_some_and(|status| status.page_requests <= status.in_flight as u64) {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -873,4 +874,62 @@ async fn pages_of_unwanted_content_types_are_logged_not_archived_and_not_followe
     assert!(!records.iter().any(|(kind, target)| kind == "response" && *target == seed), "{records:?}");
     assert!(records.iter().any(|(kind, target)| kind == "response" && target.ends_with("/robots.txt")));
     web.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_one_pass_crawl_retries_what_may_pass_and_gives_up_after_max_failures() {
+    use axum::http::{StatusCode, Uri, header};
+    use axum::response::IntoResponse as _;
+    // `/` links to `/flaky` (500 twice, then the page), `/broken` (502 always) and `/big` (over
+    // the body cap: it will not pass, so it is not retried).
+    let counts: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    let app = axum::Router::new().fallback({
+        let counts = Arc::clone(&counts);
+        move |uri: Uri| async move {
+            let path = uri.path().to_owned();
+            let count = {
+                let mut counts = counts.lock().unwrap();
+                let count = counts.entry(path.clone()).or_default();
+                *count += 1;
+                *count
+            };
+            let html = |body: &str| ([(header::CONTENT_TYPE, "text/html")], body.to_owned()).into_response();
+            match path.as_str() {
+                "/" => html("<a href=/flaky>f</a> <a href=/broken>b</a> <a href=/big>g</a>"),
+                "/flaky" if count <= 2 => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+                "/flaky" => html("<p>at last</p>"),
+                "/broken" => StatusCode::BAD_GATEWAY.into_response(),
+                "/big" => html(&"x".repeat(20_000)),
+                _ => StatusCode::NOT_FOUND.into_response(),
+            }
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let data = tempfile::tempdir().unwrap();
+    let mut config = CrawlConfig::new(data.path());
+    config.seeds = vec![freshet_url::canonicalize(&format!("http://127.0.0.1:{port}/")).unwrap()];
+    config.delay = Duration::from_millis(10);
+    config.revisit = Revisit::Once;
+    config.sitemaps = false;
+    config.fetch.allow_private = true;
+    config.fetch.max_body_bytes = 10_000;
+    assert_eq!(config.max_failures, 3);
+    let summary = crawl(config, tokio::time::sleep(Duration::from_secs(60))).await;
+    assert_eq!(summary.stopped, StopReason::Done);
+
+    let requested = |path: &str| counts.lock().unwrap().get(path).copied().unwrap_or(0);
+    assert_eq!(requested("/flaky"), 3, "two failures, then the page");
+    assert_eq!(requested("/broken"), 3, "given up after max_failures attempts");
+    assert_eq!(requested("/big"), 1, "a page over the cap is not retried");
+    let lines = read_log(data.path());
+    let outcomes = |path: &str| -> Vec<String> {
+        let url = format!("http://127.0.0.1:{port}{path}");
+        lines.iter().filter(|line| line.url == url).map(|line| line.outcome.clone()).collect()
+    };
+    assert_eq!(outcomes("/flaky"), ["server-error", "server-error", "ok"]);
+    assert_eq!(outcomes("/broken"), ["server-error"; 3]);
+    assert_eq!(outcomes("/big"), ["too-large"]);
 }

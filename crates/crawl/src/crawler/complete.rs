@@ -204,8 +204,26 @@ impl Crawler {
         if !content && !gone {
             memory.failures = memory.failures.saturating_add(1);
         }
-        let keep = self.config.revisit != Revisit::Once
-            && (content || (!gone && memory.failures < self.config.max_failures));
+        // A failure that may pass (a timeout, a 5xx, a reset, no answer at all) is tried
+        // again, up to `max_failures` in a row, in a one-pass crawl too; one that will not (a
+        // body over the cap, a broken coding) waits for the page's next revisit, if any.
+        let transient = outcome.is_none_or(|outcome| {
+            matches!(
+                outcome,
+                Outcome::Timeout { .. }
+                    | Outcome::ServerError { .. }
+                    | Outcome::Throttled { .. }
+                    | Outcome::ConnectionReset
+                    | Outcome::ConnectionRefused
+                    | Outcome::DnsFailed { .. }
+                    | Outcome::Failed { .. }
+            )
+        });
+        let retry = !content && !gone && transient && memory.failures < self.config.max_failures;
+        let keep = match self.config.revisit {
+            Revisit::Once => retry,
+            _ => content || (!gone && memory.failures < self.config.max_failures),
+        };
         let had_data = job_had_data(&job.kind);
         memory.opic_history = self.weights.history(job.page.0);
         let (new_weight, new_rate) = if keep {
@@ -235,6 +253,16 @@ impl Crawler {
         } else {
             self.scheduler.remove(job.page)?;
         }
+        let done = if retry && self.config.revisit == Revisit::Once {
+            // A one-pass crawl has no revisit interval to wait: the page is tried again after
+            // a pause that doubles with each failure (the host's delay, at least 0.1 s, times
+            // 2, 4…, at most the back-off), keeping its value, as after a 429.
+            let pause =
+                self.config.delay.as_secs_f64().max(0.1) * f64::from(1_u32 << memory.failures.min(16));
+            Done::BackOff { retry_after: pause.min(self.config.default_back_off.as_secs_f64()) }
+        } else {
+            done
+        };
         self.scheduler.fetched(job.page, done, now)?;
         Ok(())
     }
