@@ -60,15 +60,20 @@ fn warc_files(data: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// `host` + `path` of every page robots.txt allows.
+fn allowed_paths(web: &TestWeb) -> HashSet<String> {
+    let model = web.web();
+    (0..model.page_count())
+        .filter(|&id| model.page(id).unwrap().allowed)
+        .map(|id| model.path_key(id))
+        .collect()
+}
+
 #[test]
 fn a_crawl_killed_at_any_moment_resumes_without_losing_or_repeating_pages() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let web = start_testweb(&runtime);
-    let model = web.web();
-    let allowed: HashSet<String> = (0..model.page_count())
-        .filter(|&id| model.page(id).unwrap().allowed)
-        .map(|id| model.path_key(id))
-        .collect();
+    let allowed = allowed_paths(&web);
     let data = tempfile::tempdir().unwrap();
 
     // Killed three times, each at a moment drawn from the clock: after 5 to 34 more pages.
@@ -245,11 +250,7 @@ fn sitemaps_are_fetched_unless_no_sitemaps_is_given() {
 fn a_config_file_sets_up_the_crawl_and_a_resume_keeps_its_settings() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let web = start_testweb(&runtime);
-    let model = web.web();
-    let allowed: HashSet<String> = (0..model.page_count())
-        .filter(|&id| model.page(id).unwrap().allowed)
-        .map(|id| model.path_key(id))
-        .collect();
+    let allowed = allowed_paths(&web);
     let folder = tempfile::tempdir().unwrap();
     let data = folder.path().join("data");
     let resolve: Vec<String> = web.host_names().iter().map(|host| format!("\"{host}=127.0.0.1\"")).collect();

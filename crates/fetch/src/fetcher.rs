@@ -298,21 +298,8 @@ impl Fetcher {
             Ok(permit) => permit,
             Err(refused) => return Ok(self.unanswered(url, validators, refused)),
         };
-        let started = SystemTime::now();
         let clock = Instant::now();
-        let request_headers = self.request_headers(validators);
-        let mut fetch = Fetch {
-            url: url.clone(),
-            outcome: Outcome::Failed { message: String::new() },
-            request_headers,
-            response: None,
-            remote: None,
-            transfer_body: Bytes::new(),
-            content: None,
-            truncated: None,
-            fingerprint: None,
-            timings: Timings { started, first_byte: None, total: Duration::ZERO },
-        };
+        let mut fetch = self.unanswered(url, validators, Outcome::Failed { message: String::new() });
         fetch.outcome = self.exchange(&mut fetch, clock, wanted).await;
         fetch.timings.total = clock.elapsed();
         Ok(fetch)
@@ -343,7 +330,8 @@ impl Fetcher {
         Ok(gates.enter(address).await)
     }
 
-    /// The record of a request that was never sent.
+    /// The record of a request that was never sent (or not yet: `exchange` fills it in),
+    /// started now.
     fn unanswered(&self, url: &Url, validators: &Validators, outcome: Outcome) -> Fetch {
         Fetch {
             url: url.clone(),
