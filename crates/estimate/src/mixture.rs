@@ -38,6 +38,12 @@ pub struct RatePosterior {
     pub probabilities: Vec<f64>,
     /// Posterior mean rate `Σ_g p_g λ_g`.
     pub mean: f64,
+    /// Posterior harmonic mean rate `1 / Σ_g (p_g / λ_g)`: the rate whose mean interval
+    /// between changes `1/λ` is the posterior's. `≤ mean` (Jensen), equal once the posterior
+    /// sits on one rate. For the freshness objectives a page's value at rate 0 is `w/λ`
+    /// (seed 003's `V(∞)`), and its posterior expectation is `w/harmonic_mean`: an uncertain
+    /// page is worth more than its mean rate says, which is what keeps it observed.
+    pub harmonic_mean: f64,
 }
 
 impl ChangeHistory {
@@ -165,7 +171,8 @@ impl RateMixture {
             probabilities.iter_mut().for_each(|p| *p /= total);
         }
         let mean = probabilities.iter().zip(&self.rates).map(|(p, rate)| p * rate).sum();
-        RatePosterior { probabilities, mean }
+        let mean_inverse: f64 = probabilities.iter().zip(&self.rates).map(|(p, rate)| p / rate).sum();
+        RatePosterior { probabilities, mean, harmonic_mean: 1.0 / mean_inverse }
     }
 }
 
