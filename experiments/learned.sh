@@ -4,8 +4,12 @@
 # times"). For each set and bandwidth R the horizon is 40·n/R (n = 1,000 pages), the budget of
 # 40 fetches per page, and the first half is warm-up: the averages start once the budget has
 # paid for 20 fetches per page. Same seed for both modes. Seeds: SEEDS (default "1 2 3").
+# Then `threshold` alone on the host-capped set of 10^5 pages of experiments/threshold.sh
+# (1,000 hosts, even ones capped; budget 10^4), horizon 400 (40 fetches per page), seed 1
+# (CAPPED=0 skips it: it takes several minutes).
 # Runs (CSV, plots) go to target/learned/; the ratios of weighted freshness, learned/known,
-# to docs/learned/ratios.csv. docs/reproductions.md discusses them. About 30 s on one core.
+# to docs/learned/ratios.csv. docs/learned/README.md and docs/reproductions.md discuss them.
+# About a minute on one core without the capped set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p freshet
@@ -35,4 +39,18 @@ for seed in ${SEEDS:-1 2 3}; do
         done
     done
 done
+if [ "${CAPPED:-1}" != 0 ]; then
+    cargo build --release -q -p freshet --example gen_pages
+    gen=${CARGO_TARGET_DIR:-target}/release/examples/gen_pages
+    "$gen" 100000 1000 7 --hosts-out "$runs/capped-hosts.csv" > "$runs/capped-pages.csv"
+    for rates in known learned; do
+        "$bin" simulate --pages "$runs/capped-pages.csv" --hosts "$runs/capped-hosts.csv" \
+            --budget 10000 --horizon 400 --warmup 0.5 --seed 1 \
+            --policy threshold --rates "$rates" --out "$runs/capped-1e5-$rates" >/dev/null 2>&1
+    done
+    awk -F, 'FNR == 1 { next }
+        FILENAME ~ /-known\// { known = $4; next }
+        { printf "capped-1e5,10000,1,threshold,%.4f,%.4f,%.3f\n", known, $4, $4 / known }' \
+        "$runs/capped-1e5-known/summary.csv" "$runs/capped-1e5-learned/summary.csv" >> docs/learned/ratios.csv
+fi
 column -s, -t docs/learned/ratios.csv

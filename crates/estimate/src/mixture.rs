@@ -46,6 +46,25 @@ pub struct RatePosterior {
     pub harmonic_mean: f64,
 }
 
+impl RatePosterior {
+    /// The smallest rate of `grid` (the mixture's [`RateMixture::rates`]) at which the
+    /// posterior's cumulative probability reaches `level` (clamped to `[0, 1]`): a lower
+    /// quantile is the lowest rate the data still find plausible, an optimistic rate for a
+    /// scheduler exploring uncertain pages (a slow page is worth more under freshness). The
+    /// highest grid rate if rounding keeps the sum below `level`.
+    pub fn quantile(&self, grid: &[f64], level: f64) -> f64 {
+        let level = level.clamp(0.0, 1.0);
+        let mut cumulative = 0.0;
+        for (probability, &rate) in self.probabilities.iter().zip(grid) {
+            cumulative += probability;
+            if cumulative >= level {
+                return rate;
+            }
+        }
+        grid.last().copied().unwrap_or(f64::NAN)
+    }
+}
+
 impl ChangeHistory {
     /// Log-likelihood of the page's observations at `rate` (up to a constant):
     ///
@@ -178,10 +197,11 @@ impl RateMixture {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn history(observations: &[(f64, bool)]) -> ChangeHistory {
+    /// A history of `(interval, changed)` observations without Last-Modified.
+    pub(crate) fn history(observations: &[(f64, bool)]) -> ChangeHistory {
         let mut history = ChangeHistory::new();
         for &(interval, changed) in observations {
             history.observe(interval, changed, None).unwrap();

@@ -151,14 +151,7 @@ impl PooledPrior {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    fn history(observations: &[(f64, bool)]) -> ChangeHistory {
-        let mut history = ChangeHistory::new();
-        for &(interval, changed) in observations {
-            history.observe(interval, changed, None).unwrap();
-        }
-        history
-    }
+    use crate::mixture::tests::history;
 
     #[test]
     fn hosts_learn_their_own_rates() {

@@ -53,6 +53,10 @@ fn check_posterior(posterior: &RatePosterior, grid: &[f64]) -> Result<(), TestCa
     prop_assert!(posterior.mean >= low * (1.0 - EPS) && posterior.mean <= high * (1.0 + EPS));
     prop_assert!(posterior.harmonic_mean >= low * (1.0 - EPS));
     prop_assert!(posterior.harmonic_mean <= posterior.mean * (1.0 + EPS), "harmonic above mean");
+    let quantiles: Vec<f64> =
+        [0.0, 0.05, 0.5, 0.95, 1.0].iter().map(|&q| posterior.quantile(grid, q)).collect();
+    prop_assert!(quantiles.windows(2).all(|pair| pair[0] <= pair[1]), "quantiles {quantiles:?}");
+    prop_assert!(quantiles[0] >= low && quantiles[4] <= high);
     Ok(())
 }
 
@@ -86,7 +90,8 @@ proptest! {
 
     /// A changed interval instead of an unchanged one of the same length never lowers the
     /// posterior (mean or harmonic mean): its likelihood ratio `e^{λI} − 1` grows with `λ`, so the
-    /// posterior moves up in likelihood-ratio order. (Exact histories: see `exact_interval`.)
+    /// posterior moves up in likelihood-ratio order, and so do its quantiles. (Exact histories:
+    /// see `exact_interval`.)
     #[test]
     fn posterior_is_monotone_in_observed_changes(
         (prior, host) in fitted_prior(),
@@ -103,6 +108,12 @@ proptest! {
         let high = prior.posterior(host, &history_of(&changed));
         prop_assert!(high.mean >= low.mean * (1.0 - EPS), "{} < {}", high.mean, low.mean);
         prop_assert!(high.harmonic_mean >= low.harmonic_mean * (1.0 - EPS));
+        // Likelihood-ratio order moves every quantile up too (up to rounding at a grid step).
+        let grid = prior.host(host).rates();
+        for level in [0.05, 0.5] {
+            let (q_low, q_high) = (low.quantile(grid, level - 1e-9), high.quantile(grid, level + 1e-9));
+            prop_assert!(q_high >= q_low, "quantile {level}: {q_high} < {q_low}");
+        }
     }
 
     /// Between prior and data: a page seen changed at every fetch (MLE `+∞`) has a posterior
