@@ -13,9 +13,11 @@ pub(crate) mod probe;
 const MIN_RATE_FRACTION: f64 = 1e-6;
 
 /// The posterior quantile that sets an uncertain page's `V(∞)` under [`Summary::Optimistic`].
-/// Measured with `experiments/learned.sh` (seeds 1 and 2, Fig. 1 uniform set, R = 1, 5, 10;
-/// learned/known of `threshold`): 0.02 gave 0.91–0.93, 0.05 gave 0.85–0.94, 0.1 gave
-/// 0.83–0.93, 0.25 (seed 1) 0.73–0.90, and the posterior mean without optimism 0.17–0.34.
+/// Measured with the commands of `experiments/learned.sh` (`threshold`, learned/known, Fig. 1
+/// uniform set, R = 1, 5, 10, seeds 1 and 2): 0.02 gave 0.91–0.93, 0.05 gave 0.85–0.94, 0.1 gave
+/// 0.83–0.93; on an earlier build (seed 1, before `resolve_lambda0` kept the bucket) 0.25 gave
+/// 0.73–0.90 and the posterior mean without optimism 0.17–0.34. 0.05 also kept the Zipf set at
+/// 0.98–1.00, where 0.02 dipped to 0.976 (seed 1, R = 1, earlier build).
 pub(crate) const OPTIMISTIC_QUANTILE: f64 = 0.05;
 
 /// How a page's posterior becomes the `(w, λ)` a policy is handed.
