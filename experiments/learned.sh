@@ -4,8 +4,12 @@
 # times"). For each set and bandwidth R the horizon is 40·n/R (n = 1,000 pages), the budget of
 # 40 fetches per page, and the first half is warm-up: the averages start once the budget has
 # paid for 20 fetches per page. Same seed for both modes. Seeds: SEEDS (default "1 2 3").
+# Then `threshold` alone on two host-capped sets, horizon 400 (40 fetches per page): 1,000 pages
+# on 10 hosts (seeds as above) and the set of 10^5 pages on 1,000 hosts of
+# experiments/threshold.sh, seed 1 (CAPPED=0 skips the latter: it takes several minutes).
 # Runs (CSV, plots) go to target/learned/; the ratios of weighted freshness, learned/known,
-# to docs/learned/ratios.csv. docs/reproductions.md discusses them. About 30 s on one core.
+# to docs/learned/ratios.csv. docs/learned/README.md and docs/reproductions.md discuss them.
+# About a minute on one core without the capped set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p freshet
@@ -35,4 +39,35 @@ for seed in ${SEEDS:-1 2 3}; do
         done
     done
 done
+# Host-capped sets from crates/cli/examples/gen_pages.rs (Zipf weights, change rates
+# log-uniform in [1e-3, 10], even hosts capped): 1,000 pages on 10 hosts, budget 100, seeds
+# as above; `threshold` only (the rate policies' learned runs are above).
+cargo build --release -q -p freshet --example gen_pages
+gen=${CARGO_TARGET_DIR:-target}/release/examples/gen_pages
+"$gen" 1000 10 7 --hosts-out "$runs/capped-1e3-hosts.csv" > "$runs/capped-1e3-pages.csv"
+for seed in ${SEEDS:-1 2 3}; do
+    for rates in known learned; do
+        "$bin" simulate --pages "$runs/capped-1e3-pages.csv" --hosts "$runs/capped-1e3-hosts.csv" \
+            --budget 100 --horizon 400 --warmup 0.5 --seed "$seed" \
+            --policy threshold --rates "$rates" --out "$runs/capped-1e3-$seed-$rates" >/dev/null 2>&1
+    done
+    awk -F, -v seed="$seed" 'FNR == 1 { next }
+        FILENAME ~ /-known\// { known = $4; next }
+        { printf "capped-1e3,100,%s,threshold,%.4f,%.4f,%.3f\n", seed, known, $4, $4 / known }' \
+        "$runs/capped-1e3-$seed-known/summary.csv" "$runs/capped-1e3-$seed-learned/summary.csv" >> docs/learned/ratios.csv
+done
+# The same generator at 10^5 pages on 1,000 hosts (the set of experiments/threshold.sh),
+# budget 10^4, seed 1.
+if [ "${CAPPED:-1}" != 0 ]; then
+    "$gen" 100000 1000 7 --hosts-out "$runs/capped-hosts.csv" > "$runs/capped-pages.csv"
+    for rates in known learned; do
+        "$bin" simulate --pages "$runs/capped-pages.csv" --hosts "$runs/capped-hosts.csv" \
+            --budget 10000 --horizon 400 --warmup 0.5 --seed 1 \
+            --policy threshold --rates "$rates" --out "$runs/capped-1e5-$rates" >/dev/null 2>&1
+    done
+    awk -F, 'FNR == 1 { next }
+        FILENAME ~ /-known\// { known = $4; next }
+        { printf "capped-1e5,10000,1,threshold,%.4f,%.4f,%.3f\n", known, $4, $4 / known }' \
+        "$runs/capped-1e5-known/summary.csv" "$runs/capped-1e5-learned/summary.csv" >> docs/learned/ratios.csv
+fi
 column -s, -t docs/learned/ratios.csv

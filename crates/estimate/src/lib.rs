@@ -14,6 +14,8 @@
 //!   [`EstimateStatus`] saying whether the rate is a real estimate, a cap, or a fallback.
 //! * [`GammaPrior`]: a Gamma prior on λ, with posterior estimates; [`HostPool`] gathers a
 //!   host's page rates into a prior mean.
+//! * [`RateMixture`], [`PooledPrior`]: empirical-Bayes priors on a grid of rates fitted to
+//!   many pages' likelihoods (all pages', and each host's), and a page's [`RatePosterior`].
 //!
 //! Which estimator to use:
 //!
@@ -27,6 +29,7 @@
 //! | [`GammaPrior::posterior_from_intervals`] | mode of `ln λ` posterior | shrinks to the prior | new or rarely changing pages |
 //! | [`GammaPrior::posterior_from_last_modified`] | `(α+k)/(β+E)` | shrinks to the prior | same, with Last-Modified |
 //! | [`RateMixture::posterior`] | mean of `π_g L(λ_g)` on a grid, `π` fitted to many pages (EM) | none from censoring | pages often fetched at intervals `≫ 1/λ` |
+//! | [`PooledPrior::posterior`] | the same, `π` fitted to all pages and to each host's | none from censoring | a crawler's pages, hosts differing |
 //!
 //! Sources: seed 000_df0cf756c1e6fcc1.txt ("Estimation of page change rate": the likelihood,
 //! the MLE equation and `X/T`), seed 004_e0cda6b04941d422.txt ("Estimating the rate
@@ -68,6 +71,7 @@ mod mixture;
 mod mle;
 mod naive;
 mod pool;
+mod pooled;
 mod prior;
 mod regular;
 mod solve;
@@ -80,5 +84,6 @@ pub use mixture::{RateMixture, RatePosterior};
 pub use mle::{bias_corrected_rate, mle_rate};
 pub use naive::naive_rate;
 pub use pool::HostPool;
+pub use pooled::{PoolSettings, PooledPrior};
 pub use prior::GammaPrior;
 pub use regular::improved_rate_regular;

@@ -38,6 +38,31 @@ pub struct RatePosterior {
     pub probabilities: Vec<f64>,
     /// Posterior mean rate `Σ_g p_g λ_g`.
     pub mean: f64,
+    /// Posterior harmonic mean rate `1 / Σ_g (p_g / λ_g)`: the rate whose mean interval
+    /// between changes `1/λ` is the posterior's. `≤ mean` (Jensen), equal once the posterior
+    /// sits on one rate. For the freshness objectives a page's value at rate 0 is `w/λ`
+    /// (seed 003's `V(∞)`), and its posterior expectation is `w/harmonic_mean`: an uncertain
+    /// page is worth more than its mean rate says, which is what keeps it observed.
+    pub harmonic_mean: f64,
+}
+
+impl RatePosterior {
+    /// The smallest rate of `grid` (the mixture's [`RateMixture::rates`]) at which the
+    /// posterior's cumulative probability reaches `level` (clamped to `[0, 1]`): a lower
+    /// quantile is the lowest rate the data still find plausible, an optimistic rate for a
+    /// scheduler exploring uncertain pages (a slow page is worth more under freshness). The
+    /// highest grid rate if rounding keeps the sum below `level`.
+    pub fn quantile(&self, grid: &[f64], level: f64) -> f64 {
+        let level = level.clamp(0.0, 1.0);
+        let mut cumulative = 0.0;
+        for (probability, &rate) in self.probabilities.iter().zip(grid) {
+            cumulative += probability;
+            if cumulative >= level {
+                return rate;
+            }
+        }
+        grid.last().copied().unwrap_or(f64::NAN)
+    }
 }
 
 impl ChangeHistory {
@@ -165,16 +190,18 @@ impl RateMixture {
             probabilities.iter_mut().for_each(|p| *p /= total);
         }
         let mean = probabilities.iter().zip(&self.rates).map(|(p, rate)| p * rate).sum();
-        RatePosterior { probabilities, mean }
+        let mean_inverse: f64 = probabilities.iter().zip(&self.rates).map(|(p, rate)| p / rate).sum();
+        RatePosterior { probabilities, mean, harmonic_mean: 1.0 / mean_inverse }
     }
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn history(observations: &[(f64, bool)]) -> ChangeHistory {
+    /// A history of `(interval, changed)` observations without Last-Modified.
+    pub(crate) fn history(observations: &[(f64, bool)]) -> ChangeHistory {
         let mut history = ChangeHistory::new();
         for &(interval, changed) in observations {
             history.observe(interval, changed, None).unwrap();

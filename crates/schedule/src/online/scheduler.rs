@@ -247,7 +247,8 @@ impl<O: Objective> Scheduler<O> {
     }
 
     /// Re-solves the demand equation `Σ_i min(k_i, S_i(λ_0)) = k_0` over every page now and
-    /// restarts from its root, as the first [`next`](Self::next) does: `O(pages + hosts)` per
+    /// restarts from its root, as the first [`next`](Self::next) does, but keeping the budget's
+    /// bucket as it is (a re-solve mints no tokens and drops none): `O(pages + hosts)` per
     /// iteration. For after a change to many pages at once (the change rates re-estimated in
     /// bulk): the incremental sweep would need `pages/4` calls of `next` to see it, and a `λ_0`
     /// left far above every page's `V(∞)` parks every host. Before the first `next`, nothing to
@@ -259,7 +260,9 @@ impl<O: Objective> Scheduler<O> {
         let guess = if self.lambda0 > 0.0 { self.lambda0 } else { 1.0 };
         let solved = self.solve_feedforward(guess);
         if solved.is_finite() && solved > 0.0 {
+            let level = self.controller.level();
             self.start_from(solved);
+            self.controller.set_level(level);
         }
     }
 

@@ -206,9 +206,10 @@ fn a_restored_page_waits_for_its_value_while_a_new_one_is_due_at_once() {
 
 /// Every page's change rate re-estimated at once, 500× higher (a learner's first estimates after
 /// a uniform pass): `λ_0`, solved for the old rates, is far above every page's new `V(∞)`.
-/// `resolve_lambda0` finds the new equilibrium at once and the budget is used again (992 fetches
-/// of 1,000 in the next 100 units); left to the incremental sweep, every host is parked and the
-/// driver sees `Idle` (0 fetches).
+/// `resolve_lambda0` finds the new equilibrium at once and the budget is used again (985 fetches
+/// of 1,000 in the next 100 units; 992 while a re-solve also refilled half the bucket, see
+/// `resolving_lambda0_mints_no_tokens`); left to the incremental sweep, every host is parked and
+/// the driver sees `Idle` (0 fetches).
 #[test]
 fn resolving_lambda0_after_a_bulk_update_uses_the_budget_again() {
     let run_after_update = |resolve: bool| {
@@ -232,6 +233,33 @@ fn resolving_lambda0_after_a_bulk_update_uses_the_budget_again() {
     let resolved = run_after_update(true);
     let left = run_after_update(false);
     println!("fetches in 100 units after the update: {resolved} resolved, {left} left to the sweep");
-    assert!(resolved >= 990, "{resolved} fetches of a budget of 1,000");
+    assert!(resolved >= 980, "{resolved} fetches of a budget of 1,000");
     assert!(resolved > left, "{resolved} vs {left}");
+}
+
+/// Regression: `resolve_lambda0` restarted the controller with a half-full bucket at every call,
+/// so a driver that re-solves often loses the bucket's feedback (the level is what steers `λ_0`
+/// around the feed-forward): the simulator's learned-rate `threshold`, which re-solves every
+/// `n/8` fetches, spent 2–3% over its budget, and here (pages in their steady state, last
+/// fetches spread over the past 100 units, a re-solve every time unit) 763 fetches were started
+/// in 100 units at a budget of 10. Keeping the level: 962, and never more than the budget plus
+/// one burst.
+#[test]
+fn resolving_lambda0_mints_no_tokens() {
+    let mut scheduler = Scheduler::freshness(Budget::new(10.0)).unwrap();
+    scheduler.set_host(HostId(0), Politeness::default()).unwrap();
+    for page in 0..1_000_u32 {
+        let last_fetch = -f64::from(page) / 10.0;
+        scheduler.restore(PageId(page), HostId(0), 1.0, 0.5, last_fetch, 0.0).unwrap();
+    }
+    let mut fetches = 0;
+    for step in 0..100 {
+        let start = f64::from(step);
+        fetches += sim::run(&mut scheduler, start, start + 1.0, 0.0, |_, _| Outcome::Fetched).unwrap().len();
+        scheduler.resolve_lambda0();
+    }
+    let most = 10.0 * 100.0 + Budget::DEFAULT_BURST;
+    assert!(fetches as f64 <= most, "{fetches} fetches, at most {most} allowed");
+    println!("{fetches} fetches in 100 units at a budget of 10");
+    assert!(fetches >= 950, "{fetches} fetches: the budget is not used");
 }

@@ -5,7 +5,7 @@ use freshet_policy::Page;
 use super::carousel::CarouselPolicy;
 use super::gate::Gate;
 use super::greedy::GreedyPolicy;
-use super::learn::Learner;
+use super::learn::{Learner, Summary};
 use super::nutch::NutchPolicy;
 use super::poisson::PoissonPolicy;
 use super::rates::Budget;
@@ -36,13 +36,12 @@ pub fn build(config: &Config, kind: PolicyKind, rates: RatesMode) -> Result<Box<
         RatesMode::Learned => Some(Learner::new(
             known.iter().map(|page| page.weight).collect(),
             host_of_page.clone(),
-            config.hosts.len(),
             config.budget,
         )),
     };
     if kind == PolicyKind::Threshold {
         // The online scheduler keeps politeness itself: no gate (the simulator's meter checks it).
-        let pages = learner.as_ref().map_or(known, Learner::pages);
+        let pages = learner.as_ref().map_or(known, |learner| learner.pages(Summary::Optimistic));
         return Ok(Box::new(ThresholdPolicy::new(config, &pages, learner)?));
     }
     let clocks = || config.hosts.iter().map(|host| HostClock::new(host, config.capacity_window)).collect();

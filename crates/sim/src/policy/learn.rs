@@ -1,7 +1,7 @@
 //! Learned change rates: per-page histories and an empirical-Bayes prior fitted to all of them
 //! (see the module docs of [`crate::policy`], "Learned rates").
 
-use freshet_estimate::{ChangeHistory, RateMixture, RatePosterior};
+use freshet_estimate::{ChangeHistory, PoolSettings, PooledPrior, RatePosterior};
 use freshet_policy::Page;
 
 use super::Observation;
@@ -12,59 +12,63 @@ pub(crate) mod probe;
 /// need `λ > 0`).
 const MIN_RATE_FRACTION: f64 = 1e-6;
 
-/// The prior's grid, relative to the default rate `R/n`: from `R/n · 10^LOW` to
-/// `R/n · 10^HIGH`, [`GRID_PER_DECADE`] points per decade. `R/n` is one change per uniform
-/// revisit interval; a page changing 10^4 times per uniform interval cannot be kept fresh by
-/// any policy, and one changing 10^−3 times needs almost no fetch: the exact value beyond
-/// these ends does not change a schedule.
-const GRID_LOW_DECADES: i32 = -3;
-const GRID_HIGH_DECADES: i32 = 4;
-/// Grid points per decade: neighbouring rates differ by 33 %, below the spread a few dozen
-/// observations leave in a posterior.
-const GRID_PER_DECADE: u32 = 8;
-/// EM iterations of the all-pages fit (started from the log-uniform prior) and of each host's
-/// fit (started from the all-pages fit).
-const GLOBAL_ITERATIONS: usize = 100;
-const HOST_ITERATIONS: usize = 20;
-/// Pseudo-pages of the log-uniform prior in the all-pages fit (keeps every rate possible).
-const SMOOTHING_PAGES: f64 = 1.0;
-/// Pseudo-pages of the all-pages fit in a host's fit: a host with far fewer observed pages
-/// than this keeps the all-pages prior, one with far more gets its own.
-const HOST_CENTER_PAGES: f64 = 10.0;
+/// The posterior quantile that sets an uncertain page's `V(∞)` under [`Summary::Optimistic`].
+/// Measured with the commands of `experiments/learned.sh` (`threshold`, learned/known, Fig. 1
+/// uniform set, R = 1, 5, 10, seeds 1 and 2): 0.02 gave 0.91–0.93, 0.05 gave 0.85–0.94, 0.1 gave
+/// 0.83–0.93; on an earlier build (seed 1, before `resolve_lambda0` kept the bucket) 0.25 gave
+/// 0.73–0.90 and the posterior mean without optimism 0.17–0.34. 0.05 also kept the Zipf set at
+/// 0.98–1.00, where 0.02 dipped to 0.976 (seed 1, R = 1, earlier build).
+pub(crate) const OPTIMISTIC_QUANTILE: f64 = 0.05;
 
-/// What a learned-rate policy knows about the pages: their histories.
+/// How a page's posterior becomes the `(w, λ)` a policy is handed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Summary {
+    /// Weight as is, rate the posterior mean (the rate policies, which solve for rates).
+    Mean,
+    /// `(w', λ')` with `w'λ' = w·E[λ]` and `w'/λ' = w/λ_q`, `λ_q` the posterior's
+    /// [`OPTIMISTIC_QUANTILE`]: `λ' = √(E[λ]·λ_q)`, `w' = w·√(E[λ]/λ_q)` (`threshold`). For
+    /// `freshness`, seed 003's crawl value is `V(τ) ≈ wλτ²/2` for small `τ` and `V(∞) = w/λ`:
+    /// the first end follows the posterior mean (a known page is fetched at its period), the
+    /// second the lowest rate the data still find plausible, so a page that might be slow keeps
+    /// competing for fetches until its own observations say otherwise: optimism in the face of
+    /// uncertainty (the exploration of seed 002_987a179045e4afb6.txt, "Multi-armed bandits",
+    /// here inside the value function rather than as separate probes). Seed
+    /// 004_e0cda6b04941d422.txt explains why it is needed: a page seen changed at every fetch
+    /// (intervals `≫ 1/λ`) gives no finite estimate, only "`λ` is at least about `1/I`", so
+    /// its posterior mean is the prior's upper tail and, without optimism, its `V(∞)` stays
+    /// under `λ_0` and it is never fetched again at an interval that would tell.
+    Optimistic,
+}
+
+/// What a learned-rate policy knows about the pages: their histories, and the priors
+/// (`freshet_estimate::PooledPrior`, all pages' and each host's) fitted at the last re-estimate.
 #[derive(Debug, Clone)]
 pub(crate) struct Learner {
     histories: Vec<ChangeHistory>,
     weights: Vec<f64>,
     host_of_page: Vec<u32>,
-    hosts: usize,
     /// `R/n`: the rate assumed before anything is observed.
     default_rate: f64,
+    settings: Option<PoolSettings>,
+    /// `None` until the first re-estimate that had an observation.
+    prior: Option<PooledPrior>,
     observed_since_estimate: usize,
     /// Length of the current epoch, in observations (doubles at each re-estimate).
     next_estimate: usize,
 }
 
-/// The result of one re-estimate: the fitted priors and every page's posterior mean.
-#[derive(Debug, Clone)]
-pub(crate) struct Estimates {
-    /// The pages with their posterior mean rates (all `R/n` before any observation).
-    pub(crate) pages: Vec<Page>,
-    /// Each host's prior; empty before any observation.
-    priors: Vec<RateMixture>,
-}
-
 impl Learner {
-    pub(crate) fn new(weights: Vec<f64>, host_of_page: Vec<u32>, hosts: usize, budget: f64) -> Self {
+    pub(crate) fn new(weights: Vec<f64>, host_of_page: Vec<u32>, budget: f64) -> Self {
         let n = weights.len() as f64;
+        let default_rate = budget / n;
         Self {
             histories: vec![ChangeHistory::new(); weights.len()],
             next_estimate: weights.len(),
             weights,
             host_of_page,
-            hosts,
-            default_rate: budget / n,
+            default_rate,
+            settings: PoolSettings::around(default_rate).ok(),
+            prior: None,
             observed_since_estimate: 0,
         }
     }
@@ -97,68 +101,52 @@ impl Learner {
         self.next_estimate.saturating_sub(self.observed_since_estimate)
     }
 
-    /// The pages with their current estimated rates.
-    pub(crate) fn pages(&self) -> Vec<Page> {
-        self.estimates().pages
+    /// Re-fits the priors to every page's history (nothing before the first observation).
+    pub(crate) fn refit(&mut self) {
+        if !self.histories.iter().any(|history| history.intervals() > 0) {
+            return;
+        }
+        let Some(settings) = &self.settings else { return };
+        let pages = self.host_of_page.iter().map(|&host| host as usize).zip(&self.histories);
+        if let Ok(prior) = PooledPrior::fit(settings, pages) {
+            self.prior = Some(prior);
+        }
     }
 
-    /// Fits the priors (all pages', then each host's) and returns every page's posterior mean.
-    pub(crate) fn estimates(&self) -> Estimates {
-        let uniform = || self.weights.iter().map(|&weight| Page::new(weight, self.default_rate)).collect();
-        let observed = self.histories.iter().any(|history| history.intervals() > 0);
-        let grid = RateMixture::log_uniform(
-            self.default_rate * 10f64.powi(GRID_LOW_DECADES),
-            self.default_rate * 10f64.powi(GRID_HIGH_DECADES),
-            GRID_PER_DECADE,
-        );
-        let (true, Some(mut global)) = (observed, grid) else {
-            return Estimates { pages: uniform(), priors: Vec::new() };
-        };
-        global.fit(&self.histories, GLOBAL_ITERATIONS, None, SMOOTHING_PAGES);
-        let priors: Vec<RateMixture> = if self.hosts <= 1 {
-            vec![global; self.hosts.max(1)]
-        } else {
-            (0..self.hosts)
-                .map(|host| {
-                    let mut prior = global.clone();
-                    let pages = self
-                        .histories
-                        .iter()
-                        .zip(&self.host_of_page)
-                        .filter(|&(_, &page_host)| page_host as usize == host)
-                        .map(|(history, _)| history);
-                    prior.fit(pages, HOST_ITERATIONS, Some((&global, HOST_CENTER_PAGES)), 0.0);
-                    prior
-                })
-                .collect()
-        };
+    /// Every page with its weight and rate under the current priors (`R/n` before the first fit).
+    pub(crate) fn pages(&self, summary: Summary) -> Vec<Page> {
+        (0..self.weights.len()).map(|page| self.page(page, summary)).collect()
+    }
+
+    /// Page `page` as the policy should see it: its weight and its rate under the current
+    /// priors (finite, at least `R/n · 10^−6`; `R/n` before the first fit), both as `summary`
+    /// says.
+    pub(crate) fn page(&self, page: usize, summary: Summary) -> Page {
+        let weight = self.weights.get(page).copied().unwrap_or(0.0);
         let floor = self.default_rate * MIN_RATE_FRACTION;
-        let pages = (0..self.histories.len())
-            .map(|page| {
-                let rate = self.posterior_with(&priors, page).map_or(self.default_rate, |p| p.mean);
-                let rate = if rate.is_finite() { rate.max(floor) } else { self.default_rate };
-                Page::new(self.weights[page], rate)
-            })
-            .collect();
-        Estimates { pages, priors }
+        let Some((posterior, grid)) = self.posterior(page) else {
+            return Page::new(weight, self.default_rate);
+        };
+        let mean = posterior.mean.max(floor);
+        if !mean.is_finite() {
+            return Page::new(weight, self.default_rate);
+        }
+        match summary {
+            Summary::Mean => Page::new(weight, mean),
+            Summary::Optimistic => {
+                let low = posterior.quantile(grid, OPTIMISTIC_QUANTILE).clamp(floor, mean);
+                Page::new(weight * (mean / low).sqrt(), (mean * low).sqrt())
+            }
+        }
     }
 
-    fn posterior_with(&self, priors: &[RateMixture], page: usize) -> Option<RatePosterior> {
+    /// Page `page`'s posterior under its host's prior, with the grid rates; `None` before the
+    /// first fit (or for an unknown page).
+    pub(crate) fn posterior(&self, page: usize) -> Option<(RatePosterior, &[f64])> {
+        let prior = self.prior.as_ref()?;
         let host = *self.host_of_page.get(page)? as usize;
-        let prior = priors.get(host).or_else(|| priors.first())?;
-        Some(prior.posterior(self.histories.get(page)?))
-    }
-
-    /// Page `page`'s posterior under the priors of `estimates`, with the grid rates; `None`
-    /// before any observation (or for an unknown page).
-    pub(crate) fn posterior<'a>(
-        &self,
-        estimates: &'a Estimates,
-        page: usize,
-    ) -> Option<(RatePosterior, &'a [f64])> {
-        let host = *self.host_of_page.get(page)? as usize;
-        let prior = estimates.priors.get(host).or_else(|| estimates.priors.first())?;
-        Some((prior.posterior(self.histories.get(page)?), prior.rates()))
+        let mixture = prior.host(host);
+        Some((mixture.posterior(self.histories.get(page)?), mixture.rates()))
     }
 }
 
@@ -168,8 +156,8 @@ mod tests {
 
     #[test]
     fn starts_uniform_and_learns() {
-        let mut learner = Learner::new(vec![1.0, 1.0], vec![0, 0], 1, 2.0);
-        let pages = learner.pages();
+        let mut learner = Learner::new(vec![1.0, 1.0], vec![0, 0], 2.0);
+        let pages = learner.pages(Summary::Mean);
         assert_eq!(pages[0].change_rate, 1.0);
         assert_eq!(pages[1].change_rate, 1.0);
         let mut resolve = false;
@@ -181,7 +169,8 @@ mod tests {
             resolve |= learner.observe(&observation);
         }
         assert!(resolve);
-        let pages = learner.pages();
+        learner.refit();
+        let pages = learner.pages(Summary::Mean);
         assert!(pages[0].change_rate > 2.0 && pages[1].change_rate < 0.3, "{pages:?}");
     }
 }

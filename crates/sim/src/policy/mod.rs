@@ -28,7 +28,8 @@
 //!
 //! # Learned rates
 //! Each page keeps a `freshet_estimate::ChangeHistory`. At each re-estimate the learner fits
-//! an empirical-Bayes prior to *all* pages' likelihoods ([`freshet_estimate::RateMixture`]:
+//! an empirical-Bayes prior to *all* pages' likelihoods ([`freshet_estimate::PooledPrior`] of
+//! [`freshet_estimate::RateMixture`]s:
 //! weights on a log grid of rates from `10^−3·R/n` to `10^4·R/n`, EM for the nonparametric
 //! maximum-likelihood mixing distribution; then each host's own fit, shrunk toward it with 10
 //! pseudo-pages), and every page's rate is its posterior mean (Last-Modified likelihood when
@@ -59,6 +60,12 @@
 //! `changes-optimal` gets no probes (its marginal at rate 0, `w`, does not depend on `λ`), nor
 //! do `greedy` and the proportional policies. Measured results: `docs/reproductions.md`,
 //! "Learned rates".
+//!
+//! **`threshold`** needs no probes: each fetch updates its page at once, and exploration lives
+//! in the value function. The page is handed an optimistic `(w', λ')` whose `V(∞)` is that of
+//! its posterior's 5% quantile rate and whose small-`τ` value is that of its posterior mean
+//! (`learn.rs`, `Summary::Optimistic`), so a page that might be slow keeps competing for fetches
+//! until its own observations settle it (`threshold.rs`; `docs/learned/README.md`).
 //!
 
 mod alias;

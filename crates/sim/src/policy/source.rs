@@ -5,7 +5,7 @@ use freshet_policy::Page;
 use freshet_policy::objective::{Changes, Freshness, FreshnessPoisson};
 
 use super::learn::probe::{ProbePlan, ProbeQueue, plan};
-use super::learn::{Estimates, Learner};
+use super::learn::{Learner, Summary};
 use super::rates::{Budget, target_rates};
 use super::{Fetch, Observation, PolicyKind};
 use crate::error::Result;
@@ -29,7 +29,7 @@ impl RateSource {
     pub(crate) fn initial(&self, known: &[Page]) -> Result<Vec<f64>> {
         match &self.learner {
             None => target_rates(self.kind, known, &self.budget),
-            Some(learner) => target_rates(self.kind, &learner.pages(), &self.budget),
+            Some(learner) => target_rates(self.kind, &learner.pages(Summary::Mean), &self.budget),
         }
     }
 
@@ -41,13 +41,14 @@ impl RateSource {
         if !learner.observe(observation) {
             return None;
         }
+        learner.refit();
         let learner = self.learner.as_ref()?;
-        let estimates = learner.estimates();
-        let rates = target_rates(self.kind, &estimates.pages, &self.budget).ok()?;
-        let plan = self.plan(learner, &estimates, &rates);
+        let pages = learner.pages(Summary::Mean);
+        let rates = target_rates(self.kind, &pages, &self.budget).ok()?;
+        let plan = self.plan(learner, &pages, &rates);
         let rates = if plan.share > 0.0 {
             let reduced = Budget { total: self.budget.total * (1.0 - plan.share), ..self.budget.clone() };
-            target_rates(self.kind, &estimates.pages, &reduced).ok()?
+            target_rates(self.kind, &pages, &reduced).ok()?
         } else {
             rates
         };
@@ -57,14 +58,14 @@ impl RateSource {
 
     /// The probes of the coming epoch, for the policies whose rates depend on `λ` through a
     /// freshness objective (the others gain nothing from knowing whether a neglected page is slow).
-    fn plan(&self, learner: &Learner, estimates: &Estimates, rates: &[f64]) -> ProbePlan {
+    fn plan(&self, learner: &Learner, pages: &[Page], rates: &[f64]) -> ProbePlan {
         let epoch = learner.until_next_estimate();
         match self.kind {
-            PolicyKind::PeriodicOptimal => plan(Freshness, learner, estimates, rates, epoch),
+            PolicyKind::PeriodicOptimal => plan(Freshness, learner, pages, rates, epoch),
             PolicyKind::PoissonOptimal | PolicyKind::PoissonOptimalCarousel => {
-                plan(FreshnessPoisson, learner, estimates, rates, epoch)
+                plan(FreshnessPoisson, learner, pages, rates, epoch)
             }
-            PolicyKind::ChangesOptimal => plan(Changes, learner, estimates, rates, epoch),
+            PolicyKind::ChangesOptimal => plan(Changes, learner, pages, rates, epoch),
             _ => ProbePlan { probes: Vec::new(), share: 0.0 },
         }
     }
@@ -76,12 +77,16 @@ impl RateSource {
 
     /// The learner's uninformed page estimates (learned mode; empty in known mode).
     pub(crate) fn initial_pages(&self) -> Vec<Page> {
-        self.learner.as_ref().map(Learner::pages).unwrap_or_default()
+        self.learner.as_ref().map(|learner| learner.pages(Summary::Mean)).unwrap_or_default()
     }
 
     /// The learner's current page estimates (learned mode), for policies that use `λ` directly.
     pub(crate) fn learned_pages(&mut self, observation: &Observation) -> Option<Vec<Page>> {
         let learner = self.learner.as_mut()?;
-        learner.observe(observation).then(|| learner.pages())
+        if !learner.observe(observation) {
+            return None;
+        }
+        learner.refit();
+        Some(learner.pages(Summary::Mean))
     }
 }

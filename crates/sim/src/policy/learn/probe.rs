@@ -29,7 +29,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use freshet_policy::{Objective, Page};
 
-use super::{Estimates, Learner};
+use super::Learner;
 use crate::policy::Fetch;
 
 /// Smallest posterior probability of being worth fetching that earns a page a probe. A
@@ -62,17 +62,16 @@ pub(crate) struct ProbePlan {
     pub(crate) share: f64,
 }
 
-/// The candidates (module docs) under `objective`, for the solution `rates` of the
-/// `estimates`, when the next `epoch` fetches are the ones to share: the most probable first,
+/// The candidates (module docs) under `objective`, for the solution `rates` of the estimated
+/// `pages` (the learner's posterior means), when the next `epoch` fetches are the ones to share: the most probable first,
 /// as many as fit in [`MAX_PROBE_SHARE`] of them.
 pub(crate) fn plan<O: Objective>(
     objective: O,
     learner: &Learner,
-    estimates: &Estimates,
+    pages: &[Page],
     rates: &[f64],
     epoch: usize,
 ) -> ProbePlan {
-    let pages = &estimates.pages;
     // ν: the smallest marginal among fetched pages (they are equal without host caps; with
     // caps a capped host's pages have a larger one).
     let multiplier = pages
@@ -86,7 +85,7 @@ pub(crate) fn plan<O: Objective>(
     }
     let mut candidates: Vec<(f64, Probe)> = Vec::new();
     for (index, (page, &rate)) in pages.iter().zip(rates).enumerate() {
-        let Some((posterior, grid)) = learner.posterior(estimates, index) else {
+        let Some((posterior, grid)) = learner.posterior(index) else {
             continue;
         };
         let mut worth = 0.0;
