@@ -16,6 +16,11 @@
 //! - keys beyond the span wait in a binary heap and join their window's vector as the span
 //!   reaches them.
 //!
+//! With a span of at most [`LINKED_SPAN`] slots (up to a few thousand pages) everything is in
+//! cache anyway, and the ring of per-slot linked lists is faster (measured: a point is
+//! written once, not copied from window to slot, and the lists take a few tens of kilobytes
+//! where per-slot vectors took hundreds): one list node per page, holding its point.
+//!
 //! The points of one key come out in no particular order: the carousel orders them itself
 //! (released occurrences by exact deadline in a heap; the earliest release by
 //! [`Wheel::remove_min`]), so the schedule does not depend on it.
@@ -25,50 +30,56 @@ use std::collections::BinaryHeap;
 
 use crate::point::Point;
 
-/// Slots per window: `2^WINDOW_BITS`, at most half the span.
+/// Slots per window of the two-level queue: `2^WINDOW_BITS`, at most half the span.
 const WINDOW_BITS: u32 = 10;
 
-/// The two-level calendar queue (see the module docs).
+/// The largest span kept as one ring of linked lists.
+const LINKED_SPAN: usize = 1 << 12;
+
+/// End of a linked list.
+const NIL: usize = usize::MAX;
+
+/// The calendar queue (see the module docs).
 #[derive(Debug, Clone)]
 pub(crate) struct Wheel {
-    /// log2 of the window length `F`.
-    window_bits: u32,
-    /// The points of the current window's keys `base .. base + F`, by `key & (F − 1)`.
-    slots: Vec<Vec<Point>>,
-    /// The points of keys in `base + F .. base + span`, with their keys, one vector per
-    /// window, by `(key >> window_bits) & window_mask`.
-    windows: Vec<Vec<(u64, Point)>>,
-    window_mask: u64,
-    /// First key of the current window (a multiple of `F`).
+    store: Store,
+    /// Linked: the next key to take (the ring holds keys `base .. base + span`). Windows:
+    /// the first key of the current window (a multiple of its length).
     base: u64,
-    /// `F · windows.len()`.
     span: u64,
-    /// Points in `slots` and `windows`.
+    /// Points in the ring (not far).
     in_ring: usize,
     /// Points with keys at or beyond `base + span` when they were queued.
     far: BinaryHeap<Reverse<(u64, Point)>>,
 }
 
-impl Wheel {
-    /// A queue whose span covers at least `slots` keys ahead (at least 64).
-    pub(crate) fn new(slots: usize) -> Self {
-        let span = slots.clamp(64, 1 << 24).next_power_of_two();
-        let window_bits = WINDOW_BITS.min(span.trailing_zeros() - 1);
-        let window_count = span >> window_bits;
-        Self {
-            window_bits,
-            slots: vec![Vec::new(); 1 << window_bits],
-            windows: vec![Vec::new(); window_count],
-            window_mask: window_count as u64 - 1,
-            base: 0,
-            span: span as u64,
-            in_ring: 0,
-            far: BinaryHeap::new(),
-        }
-    }
+#[derive(Debug, Clone)]
+enum Store {
+    /// One ring of `span` per-slot lists, by `key & (span − 1)`, linked through one node per
+    /// page (a page has one point queued at most).
+    Linked { heads: Vec<usize>, nodes: Vec<(Point, usize)> },
+    /// `slots`: the points of the current window's keys `base .. base + F`, by
+    /// `key & (F − 1)`; `windows`: the points of keys in `base + F .. base + span`, with their
+    /// keys, one vector per window, by `(key >> window_bits) & (windows − 1)`.
+    Windows { window_bits: u32, slots: Vec<Vec<Point>>, windows: Vec<Vec<(u64, Point)>> },
+}
 
-    fn window_len(&self) -> u64 {
-        1 << self.window_bits
+impl Wheel {
+    /// A queue of points of pages `0..pages` whose span covers at least `slots` keys ahead
+    /// (at least 64).
+    pub(crate) fn new(slots: usize, pages: usize) -> Self {
+        let span = slots.clamp(64, 1 << 24).next_power_of_two();
+        let store = if span <= LINKED_SPAN {
+            Store::Linked { heads: vec![NIL; span], nodes: vec![(Point::new(0.0, 1.0, 0), NIL); pages] }
+        } else {
+            let window_bits = WINDOW_BITS.min(span.trailing_zeros() - 1);
+            Store::Windows {
+                window_bits,
+                slots: vec![Vec::new(); 1 << window_bits],
+                windows: vec![Vec::new(); span >> window_bits],
+            }
+        };
+        Self { store, base: 0, span: span as u64, in_ring: 0, far: BinaryHeap::new() }
     }
 
     /// Whether nothing but far points (or nothing at all) is queued.
@@ -77,24 +88,40 @@ impl Wheel {
     }
 
     /// Queues `point` under `key`; `key` must be after every key already taken.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, key: u64, point: Point) {
         debug_assert!(key >= self.base);
-        if key < self.base + self.window_len() {
-            let slot = (key & (self.window_len() - 1)) as usize;
-            self.slots[slot].push(point);
-        } else if key < self.base.saturating_add(self.span) {
-            let window = ((key >> self.window_bits) & self.window_mask) as usize;
-            self.windows[window].push((key, point));
-        } else {
-            self.far.push(Reverse((key, point)));
-            return;
+        match &mut self.store {
+            Store::Linked { heads, nodes } if key.wrapping_sub(self.base) < self.span => {
+                let head = &mut heads[(key & (self.span - 1)) as usize];
+                let page = point.page();
+                nodes[page] = (point, *head);
+                *head = page;
+                self.in_ring += 1;
+            }
+            Store::Windows { window_bits, slots, .. } if key >> *window_bits == self.base >> *window_bits => {
+                slots[(key & ((1 << *window_bits) - 1)) as usize].push(point);
+                self.in_ring += 1;
+            }
+            _ => self.push_beyond_slots(key, point),
         }
-        self.in_ring += 1;
     }
 
-    /// Moves the far points that the span now covers into their windows.
-    #[inline]
+    /// [`Wheel::push`] of a key beyond the slots: to its window, or far.
+    #[inline(never)]
+    fn push_beyond_slots(&mut self, key: u64, point: Point) {
+        match &mut self.store {
+            Store::Windows { window_bits, windows, .. } if key < self.base.saturating_add(self.span) => {
+                let window = ((key >> *window_bits) as usize) & (windows.len() - 1);
+                windows[window].push((key, point));
+                self.in_ring += 1;
+            }
+            _ => self.far.push(Reverse((key, point))),
+        }
+    }
+
+    /// Moves the far points that the span now covers into the ring.
+    #[inline(never)]
     fn pull_near(&mut self) {
         let end = self.base.saturating_add(self.span);
         while let Some(&Reverse((key, point))) = self.far.peek() {
@@ -106,30 +133,63 @@ impl Wheel {
         }
     }
 
-    /// Swaps the points of `key` into `out` (which must be empty; it gets the slot's vector
-    /// and the slot gets `out`'s, so no capacity is lost). Keys are taken one after another,
-    /// `0, 1, 2, …`, or at least never skipping a key that has points.
-    #[inline]
-    pub(crate) fn take(&mut self, key: u64, out: &mut Vec<Point>) {
-        debug_assert!(out.is_empty() && key >= self.base);
-        while key >= self.base + self.window_len() {
-            debug_assert!(self.slots.iter().all(Vec::is_empty), "a key was skipped");
-            self.base += self.window_len();
-            // Far points within the new span go to their windows (not to the one beginning
-            // now: the span is at least two windows, and far points were pulled up to the old
-            // span's end at the previous window).
-            self.pull_near();
-            let window = ((self.base >> self.window_bits) & self.window_mask) as usize;
-            let mut points = std::mem::take(&mut self.windows[window]);
-            let slot_mask = self.window_len() - 1;
-            for (key, point) in points.drain(..) {
-                self.slots[(key & slot_mask) as usize].push(point);
+    /// Takes out the points of `key` and hands each to `each`. Keys are taken one after
+    /// another, `0, 1, 2, …`, or at least never skipping a key that has points.
+    #[inline(always)]
+    pub(crate) fn take(&mut self, key: u64, mut each: impl FnMut(Point)) {
+        debug_assert!(key >= self.base);
+        match &mut self.store {
+            Store::Linked { .. } => {
+                // The ring now covers `key .. key + span`: far points in it join it, `key`'s too.
+                self.base = key;
+                if self.far.peek().is_some_and(|Reverse((first, _))| *first < key.saturating_add(self.span)) {
+                    self.pull_near();
+                }
+                if let Store::Linked { heads, nodes } = &mut self.store {
+                    let mut page = std::mem::replace(&mut heads[(key & (self.span - 1)) as usize], NIL);
+                    while let Some(&(point, next)) = nodes.get(page) {
+                        self.in_ring -= 1;
+                        each(point);
+                        page = next;
+                    }
+                }
+                self.base = key + 1;
             }
-            self.windows[window] = points;
+            Store::Windows { window_bits, .. } => {
+                let bits = *window_bits;
+                while key >> bits != self.base >> bits {
+                    self.next_window();
+                }
+                if let Store::Windows { window_bits, slots, .. } = &mut self.store {
+                    let slot = &mut slots[(key & ((1 << *window_bits) - 1)) as usize];
+                    self.in_ring -= slot.len();
+                    for &point in slot.iter() {
+                        each(point);
+                    }
+                    slot.clear();
+                }
+            }
         }
-        let slot = (key & (self.window_len() - 1)) as usize;
-        std::mem::swap(&mut self.slots[slot], out);
-        self.in_ring -= out.len();
+    }
+
+    /// Two levels: moves on to the next window and spreads its points over the slots.
+    #[inline(never)]
+    fn next_window(&mut self) {
+        let Store::Windows { window_bits, .. } = self.store else { return };
+        self.base += 1 << window_bits;
+        // Far points within the new span go to their windows (not to the one beginning now:
+        // the span is at least two windows, and far points were pulled up to the old span's
+        // end at the previous window).
+        self.pull_near();
+        if let Store::Windows { window_bits, slots, windows } = &mut self.store {
+            debug_assert!(slots.iter().all(Vec::is_empty), "a key was skipped");
+            let window = ((self.base >> *window_bits) as usize) & (windows.len() - 1);
+            let slot_mask = (1 << *window_bits) - 1;
+            for &(key, point) in &windows[window] {
+                slots[(key & slot_mask) as usize].push(point);
+            }
+            windows[window].clear();
+        }
     }
 
     /// Removes and returns the point with the smallest `(key, point)` (ties of keys by the
@@ -139,29 +199,61 @@ impl Wheel {
         if self.in_ring == 0 {
             return self.far.pop().map(|Reverse((_, point))| point);
         }
-        // The current window's slots hold the smallest keys, in slot order from `base`.
-        if let Some(slot) = self.slots.iter().position(|points| !points.is_empty()) {
-            let points = &mut self.slots[slot];
-            let index = min_index(points.iter())?;
+        let base = self.base;
+        let found = match &mut self.store {
+            Store::Linked { heads, nodes } => {
+                // The first non-empty list from `base` holds the smallest key.
+                let mask = heads.len() - 1;
+                let slot = (0..heads.len()).map(|offset| (base as usize + offset) & mask).find(|&slot| heads[slot] != NIL)?;
+                let mut best: Option<Point> = None;
+                let mut page = heads[slot];
+                while let Some(&(point, next)) = nodes.get(page) {
+                    if best.is_none_or(|best| point < best) {
+                        best = Some(point);
+                    }
+                    page = next;
+                }
+                let best = best?;
+                // Relink the list without it.
+                let mut page = std::mem::replace(&mut heads[slot], NIL);
+                while let Some(&(_, next)) = nodes.get(page) {
+                    if page != best.page()
+                        && let Some(node) = nodes.get_mut(page)
+                    {
+                        node.1 = heads[slot];
+                        heads[slot] = page;
+                    }
+                    page = next;
+                }
+                Some(best)
+            }
+            Store::Windows { window_bits, slots, windows } => {
+                // The slots hold the smallest keys, in slot order; then the windows after
+                // the current one, in order.
+                if let Some(points) = slots.iter_mut().find(|points| !points.is_empty()) {
+                    let index = min_index(points.iter())?;
+                    Some(points.swap_remove(index))
+                } else {
+                    let first = (base >> *window_bits) as usize;
+                    let mask = windows.len() - 1;
+                    (1..windows.len()).find_map(|offset| {
+                        let points = &mut windows[(first + offset) & mask];
+                        let key = points.iter().map(|&(key, _)| key).min()?;
+                        let index = points
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, (k, _))| *k == key)
+                            .min_by(|(_, (_, a)), (_, (_, b))| a.cmp(b))
+                            .map(|(index, _)| index)?;
+                        Some(points.swap_remove(index).1)
+                    })
+                }
+            }
+        };
+        if found.is_some() {
             self.in_ring -= 1;
-            return Some(points.swap_remove(index));
         }
-        // Then the windows after it, in order.
-        let first = self.base >> self.window_bits;
-        for offset in 1..=self.window_mask {
-            let window = ((first + offset) & self.window_mask) as usize;
-            let points = &mut self.windows[window];
-            let Some(&(key, _)) = points.iter().min_by_key(|(key, _)| *key) else { continue };
-            let index = points
-                .iter()
-                .enumerate()
-                .filter(|(_, (k, _))| *k == key)
-                .min_by(|(_, (_, a)), (_, (_, b))| a.cmp(b))
-                .map(|(index, _)| index)?;
-            self.in_ring -= 1;
-            return Some(points.swap_remove(index).1);
-        }
-        None
+        found
     }
 }
 

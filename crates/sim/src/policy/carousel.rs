@@ -2,8 +2,6 @@
 //! `change-proportional`, `weight-proportional`, `periodic-optimal`,
 //! `poisson-optimal-carousel`, `changes-optimal`.
 
-use std::collections::VecDeque;
-
 use freshet_schedule::Carousel;
 
 use super::source::RateSource;
@@ -26,10 +24,12 @@ pub(crate) struct CarouselPolicy {
     carousel: Option<Carousel>,
     /// Time of slot 0 of the current carousel.
     origin: f64,
-    /// The carousel's next fetches, in order, held back while probes go first.
-    pending: VecDeque<Fetch>,
-    /// Pages of `pending` not yet announced.
-    announced: Vec<usize>,
+    /// The carousel's next fetches, in order: `pending[next..]`, held back while probes go
+    /// first.
+    pending: Vec<Fetch>,
+    next: usize,
+    /// Whether `pending` was refilled since the last [`Policy::take_upcoming`].
+    unannounced: bool,
 }
 
 impl CarouselPolicy {
@@ -38,28 +38,40 @@ impl CarouselPolicy {
     pub(crate) fn new(source: RateSource, rates: &[f64]) -> Self {
         let carousel = Carousel::new(rates).ok();
         let origin = carousel.as_ref().map_or(0.0, Carousel::slot_length);
-        Self { source, carousel, origin, pending: VecDeque::with_capacity(AHEAD), announced: Vec::new() }
+        Self { source, carousel, origin, pending: Vec::with_capacity(AHEAD), next: 0, unannounced: false }
     }
 }
 
 impl Policy for CarouselPolicy {
     fn next_fetch(&mut self, now: f64, _rng: &mut SimRng) -> Option<Fetch> {
-        if self.pending.is_empty()
+        if self.next == self.pending.len()
             && let Some(carousel) = self.carousel.as_mut()
         {
+            self.pending.clear();
+            self.next = 0;
             for _ in 0..AHEAD {
                 let fetch = carousel.next_fetch();
-                self.pending.push_back(Fetch { page: fetch.page, time: self.origin + fetch.time });
-                self.announced.push(fetch.page);
+                self.pending.push(Fetch { page: fetch.page, time: self.origin + fetch.time });
             }
+            self.unannounced = true;
         }
-        let before = self.pending.front().map_or(f64::INFINITY, |fetch| fetch.time);
-        let fetch = self.source.next_probe(before).or_else(|| self.pending.pop_front())?;
+        let pending = self.pending.get(self.next).copied();
+        let before = pending.map_or(f64::INFINITY, |fetch| fetch.time);
+        let fetch = match self.source.next_probe(before) {
+            Some(probe) => probe,
+            None => {
+                self.next += 1;
+                pending?
+            }
+        };
         Some(Fetch { page: fetch.page, time: fetch.time.max(now) })
     }
 
     fn take_upcoming(&mut self, pages: &mut Vec<usize>) {
-        pages.append(&mut self.announced);
+        if self.unannounced {
+            self.unannounced = false;
+            pages.extend(self.pending.iter().skip(self.next).map(|fetch| fetch.page));
+        }
     }
 
     fn observe(&mut self, observation: &Observation) {
@@ -70,7 +82,8 @@ impl Policy for CarouselPolicy {
                 self.origin = observation.time + carousel.slot_length();
                 self.carousel = Some(carousel);
                 self.pending.clear();
-                self.announced.clear();
+                self.next = 0;
+                self.unannounced = false;
             }
         }
     }
