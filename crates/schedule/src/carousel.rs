@@ -75,9 +75,6 @@ pub struct Fetch {
 #[derive(Debug, Clone)]
 pub struct Carousel {
     shares: Shares,
-    /// Occurrences served of each page (only for [`Carousel::served`]: the queues carry all
-    /// a slot needs, so no slot reads a page's record).
-    served: Vec<u64>,
     /// Occurrences not yet released (their release points), by the slot that releases them.
     waiting: Wheel,
     /// Released occurrences due in a slot after `due_slot` (their deadlines), by that slot.
@@ -113,7 +110,6 @@ impl Carousel {
     pub fn with_windows(shares: Shares, windows: Windows) -> Self {
         let active = shares.positive_pages().count();
         let mut carousel = Self {
-            served: vec![0; shares.page_count()],
             waiting: Wheel::new(active, shares.page_count()),
             due_later: Wheel::new(active, shares.page_count()),
             due_soon: BinaryHeap::new(),
@@ -148,8 +144,19 @@ impl Carousel {
     }
 
     /// How many times `page` has been fetched so far (0 for an unknown page).
+    ///
+    /// Linear in the number of pages: the count is read off the page's queued occurrence.
+    /// The carousel keeps no per-page counter, whose update would be a cache miss in every
+    /// slot with many pages (`BENCHMARKS.md`, "The simulator").
     pub fn served(&self, page: usize) -> u64 {
-        self.served.get(page).copied().unwrap_or(0)
+        if let Some(release) = self.waiting.find(page) {
+            return self.windows.served_before_release(release.count());
+        }
+        let due_soon = || self.due_soon.iter().map(|Reverse(point)| *point).find(|point| point.page() == page);
+        self.due_later
+            .find(page)
+            .or_else(due_soon)
+            .map_or(0, |deadline| self.windows.served_before_deadline(deadline.count()))
     }
 
     /// The fetch of the next slot.
@@ -228,11 +235,6 @@ impl Carousel {
             unreachable!("every page with a positive share has one occurrence queued")
         };
         let page = chosen.page();
-        // A plain store of the count the point implies, not an increment: the counter is
-        // out of cache with many pages, and an increment would wait for it to load.
-        if let Some(served) = self.served.get_mut(page) {
-            *served = self.windows.served_before_release(next_release);
-        }
         let release = chosen.moved_to(next_release);
         let release_slot = self.release_slot(&release, slot + 1);
         self.waiting.push(release_slot, release);
@@ -328,7 +330,7 @@ mod tests {
                 let expected = reference.next();
                 prop_assert_eq!(Some(carousel.next_fetch().page), expected, "slot {} {:?}", slot, windows);
             }
-            // The counts the carousel stores (derived from its points) are the counts served.
+            // The counts read off the queued occurrences are the counts served.
             for (page, &served) in reference.served.iter().enumerate() {
                 prop_assert_eq!(carousel.served(page), served, "page {} {:?}", page, windows);
             }

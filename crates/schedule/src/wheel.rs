@@ -192,6 +192,34 @@ impl Wheel {
         }
     }
 
+    /// The point of `page`, if queued here. Linear in the queue's size.
+    pub(crate) fn find(&self, page: usize) -> Option<Point> {
+        let of_page = |point: &&Point| point.page() == page;
+        let far = || self.far.iter().map(|Reverse((_, point))| point).find(of_page).copied();
+        match &self.store {
+            Store::Linked { heads, nodes } => heads
+                .iter()
+                .find_map(|&head| {
+                    let mut node = head;
+                    while let Some(&(point, next)) = nodes.get(node) {
+                        if node == page {
+                            return Some(point);
+                        }
+                        node = next;
+                    }
+                    None
+                })
+                .or_else(far),
+            Store::Windows { slots, windows, .. } => slots
+                .iter()
+                .flatten()
+                .find(of_page)
+                .or_else(|| windows.iter().flatten().map(|(_, point)| point).find(of_page))
+                .copied()
+                .or_else(far),
+        }
+    }
+
     /// Removes and returns the point with the smallest `(key, point)` (ties of keys by the
     /// points' order); `None` when empty. Linear in the queued points: only for the rare slot
     /// that nothing is released in.

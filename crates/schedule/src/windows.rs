@@ -84,6 +84,13 @@ impl Scaled {
         (if self.tijdeman { (release - 1.0) / self.scale } else { release }) as u64
     }
 
+    /// The number of occurrences served before the occurrence due at numerator `deadline`:
+    /// the `N` of `deadline(N)`, exactly.
+    pub(crate) fn served_before_deadline(&self, deadline: f64) -> u64 {
+        // `as` truncates; the quotient is an exact integer.
+        (if self.tijdeman { (deadline + 1.0) / self.scale - 1.0 } else { deadline - 1.0 }) as u64
+    }
+
     /// The scaled instant that releases must not exceed for slot `slot` to serve them.
     pub(crate) fn now(&self, slot: u64) -> f64 {
         if self.tijdeman { (slot + 1) as f64 * self.scale } else { slot as f64 }
