@@ -51,19 +51,22 @@ pub struct Fetch {
 /// **Queues.** Both queues are bucketed by slot (calendar queues), which is what made the
 /// simulator fast (`BENCHMARKS.md`, "The simulator": two binary heaps of 32-byte entries took
 /// 73% of its time and fell out of cache at 10^5 pages):
-/// - the waiting occurrences by the exact slot in which they are released, in a ring of
-///   per-slot lists ([`Wheel`]): releasing is walking one list, and with shares summing to 1
-///   a slot releases one occurrence on average;
-/// - the released ones by the slot of their deadline, in a second ring; only the occurrences
-///   due in the earliest non-empty slots are in a small binary heap that orders them exactly
-///   (ties by page index), as before.
+/// - the waiting occurrences (their release points) by the exact slot in which they are
+///   released ([`Wheel`]): with shares summing to 1 a slot releases one occurrence on average;
+/// - the released ones (their deadline points) by the slot of their deadline, in a second
+///   one; only the occurrences due in the earliest non-empty slots are in a small binary heap
+///   that orders them exactly (ties by page index).
 ///
-/// Occurrences more than a ring's length ahead (pages served less than once per ring, the
-/// ring being about as many slots as there are pages) wait in a binary heap beside it. The
-/// order served is exactly that of earliest deadline first with exact comparisons (a test
-/// compares it with a plain two-heap implementation); a slot costs `O(1)` amortised when
-/// occurrences are spread over slots, and `O(log n)` when many fall due in the same slot
-/// (equal rates).
+/// The queues hold the points themselves, and a point carries all that the next one needs
+/// (its page, share and numerator: a deadline follows from a release, the next release from
+/// a deadline), so a slot reads and writes no per-page record: with 10^5 pages such records
+/// are out of cache, and each access was a cache miss on the simulator's critical path (see
+/// `wheel.rs` for the queues' layout). Occurrences more than the queue's span ahead (pages
+/// served less than once per span, the span being about as many slots as there are pages)
+/// wait in a binary heap beside it. The order served is exactly that of earliest deadline
+/// first with exact comparisons (tests compare it with a plain two-heap implementation); a
+/// slot costs `O(1)` amortised when occurrences are spread over slots, and `O(log n)` when
+/// many fall due in the same slot (equal rates).
 ///
 /// ```
 /// use freshet_schedule::Carousel;
@@ -152,7 +155,8 @@ impl Carousel {
         if let Some(release) = self.waiting.find(page) {
             return self.windows.served_before_release(release.count());
         }
-        let due_soon = || self.due_soon.iter().map(|Reverse(point)| *point).find(|point| point.page() == page);
+        let due_soon =
+            || self.due_soon.iter().map(|Reverse(point)| *point).find(|point| point.page() == page);
         self.due_later
             .find(page)
             .or_else(due_soon)

@@ -1,25 +1,28 @@
-//! A two-level calendar queue of [`Point`]s keyed by slot, for the [`Carousel`](crate::Carousel).
+//! The calendar queues of [`Point`]s keyed by slot of the [`Carousel`](crate::Carousel).
 //!
 //! The carousel queues each page's next occurrence under a slot key (the slot that releases
 //! it, or the slot of its deadline) and takes the keys out one by one in increasing order. The
 //! first version kept one linked list per slot, threaded through the pages' records: every
 //! push wrote a random ring head and page record, every take walked records at random, one
-//! dependent cache miss after another (`BENCHMARKS.md`, "The simulator": 10^5 pages, about
-//! 9 MB of state against 2 MB of L2). Here nothing is reached through a page index:
+//! dependent cache miss after another (`BENCHMARKS.md`, "The simulator": with 10^5 pages,
+//! megabytes of state against an L2 of 512 KB). Above [`LINKED_SPAN`] slots nothing is
+//! reached through a page index; the queue has two levels:
 //!
 //! - the keys of the current *window* of `F = 2^k` slots sit in `F` small per-slot vectors
 //!   (a few tens of kilobytes in all: they stay in cache);
 //! - the keys of the next windows, up to a *span* of many windows, are appended, with their
-//!   key, to one vector per window (a push writes the end of one of a few hundred vectors,
-//!   whose last cache lines stay in cache), and a window's vector is spread over the
-//!   per-slot vectors when the window begins, read front to back;
+//!   key, to one vector per window (a push writes the end of one of about a hundred
+//!   vectors, sequentially), and a window's vector is spread over the per-slot vectors when
+//!   the window begins, read front to back;
 //! - keys beyond the span wait in a binary heap and join their window's vector as the span
 //!   reaches them.
 //!
 //! With a span of at most [`LINKED_SPAN`] slots (up to a few thousand pages) everything is in
-//! cache anyway, and the ring of per-slot linked lists is faster (measured: a point is
-//! written once, not copied from window to slot, and the lists take a few tens of kilobytes
-//! where per-slot vectors took hundreds): one list node per page, holding its point.
+//! cache anyway, and the queue is one ring of per-slot lists linked through one node per page
+//! that holds the page's point: a point is written once, not copied from window to slot, and
+//! the lists take tens of kilobytes where per-slot vectors took hundreds (at 10^3 pages,
+//! measured a few per cent faster than one level of per-slot vectors, within the noise of a
+//! shared machine).
 //!
 //! The points of one key come out in no particular order: the carousel orders them itself
 //! (released occurrences by exact deadline in a heap; the earliest release by
@@ -88,7 +91,7 @@ impl Wheel {
     }
 
     /// Queues `point` under `key`; `key` must be after every key already taken.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn push(&mut self, key: u64, point: Point) {
         debug_assert!(key >= self.base);
         match &mut self.store {
@@ -135,7 +138,7 @@ impl Wheel {
 
     /// Takes out the points of `key` and hands each to `each`. Keys are taken one after
     /// another, `0, 1, 2, …`, or at least never skipping a key that has points.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn take(&mut self, key: u64, mut each: impl FnMut(Point)) {
         debug_assert!(key >= self.base);
         match &mut self.store {
@@ -232,7 +235,9 @@ impl Wheel {
             Store::Linked { heads, nodes } => {
                 // The first non-empty list from `base` holds the smallest key.
                 let mask = heads.len() - 1;
-                let slot = (0..heads.len()).map(|offset| (base as usize + offset) & mask).find(|&slot| heads[slot] != NIL)?;
+                let slot = (0..heads.len())
+                    .map(|offset| (base as usize + offset) & mask)
+                    .find(|&slot| heads[slot] != NIL)?;
                 let mut best: Option<Point> = None;
                 let mut page = heads[slot];
                 while let Some(&(point, next)) = nodes.get(page) {
