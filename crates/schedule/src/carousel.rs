@@ -19,6 +19,7 @@ use std::collections::BinaryHeap;
 use crate::error::Result;
 use crate::point::Point;
 use crate::shares::Shares;
+use crate::wheel::Wheel;
 use crate::windows::{Scaled, Windows};
 
 /// One fetch of the schedule: fetch `page` in slot `slot`, which starts at `time`.
@@ -50,19 +51,22 @@ pub struct Fetch {
 /// **Queues.** Both queues are bucketed by slot (calendar queues), which is what made the
 /// simulator fast (`BENCHMARKS.md`, "The simulator": two binary heaps of 32-byte entries took
 /// 73% of its time and fell out of cache at 10^5 pages):
-/// - the waiting occurrences by the exact slot in which they are released, in a ring of
-///   per-slot lists ([`Wheel`]): releasing is walking one list, and with shares summing to 1
-///   a slot releases one occurrence on average;
-/// - the released ones by the slot of their deadline, in a second ring; only the occurrences
-///   due in the earliest non-empty slots are in a small binary heap that orders them exactly
-///   (ties by page index), as before.
+/// - the waiting occurrences (their release points) by the exact slot in which they are
+///   released ([`Wheel`]): with shares summing to 1 a slot releases one occurrence on average;
+/// - the released ones (their deadline points) by the slot of their deadline, in a second
+///   one; only the occurrences due in the earliest non-empty slots are in a small binary heap
+///   that orders them exactly (ties by page index).
 ///
-/// Occurrences more than a ring's length ahead (pages served less than once per ring, the
-/// ring being about as many slots as there are pages) wait in a binary heap beside it. The
-/// order served is exactly that of earliest deadline first with exact comparisons (a test
-/// compares it with a plain two-heap implementation); a slot costs `O(1)` amortised when
-/// occurrences are spread over slots, and `O(log n)` when many fall due in the same slot
-/// (equal rates).
+/// The queues hold the points themselves, and a point carries all that the next one needs
+/// (its page, share and numerator: a deadline follows from a release, the next release from
+/// a deadline), so a slot reads and writes no per-page record: with 10^5 pages such records
+/// are out of cache, and each access was a cache miss on the simulator's critical path (see
+/// `wheel.rs` for the queues' layout). Occurrences more than the queue's span ahead (pages
+/// served less than once per span, the span being about as many slots as there are pages)
+/// wait in a binary heap beside it. The order served is exactly that of earliest deadline
+/// first with exact comparisons (tests compare it with a plain two-heap implementation); a
+/// slot costs `O(1)` amortised when occurrences are spread over slots, and `O(log n)` when
+/// many fall due in the same slot (equal rates).
 ///
 /// ```
 /// use freshet_schedule::Carousel;
@@ -74,12 +78,9 @@ pub struct Fetch {
 #[derive(Debug, Clone)]
 pub struct Carousel {
     shares: Shares,
-    /// Share, occurrences served and list link of each page, side by side: slots visit the
-    /// pages in an order that jumps over all of them.
-    pages: Vec<PageState>,
-    /// Occurrences not yet released, by the slot that releases them.
+    /// Occurrences not yet released (their release points), by the slot that releases them.
     waiting: Wheel,
-    /// Released occurrences due in a slot after `due_slot`, by that slot.
+    /// Released occurrences due in a slot after `due_slot` (their deadlines), by that slot.
     due_later: Wheel,
     /// Released occurrences due in slot `due_slot` or earlier, keyed by deadline.
     due_soon: BinaryHeap<Reverse<Point>>,
@@ -90,87 +91,8 @@ pub struct Carousel {
     windows: Scaled,
 }
 
-/// What the carousel keeps of one page.
-#[derive(Debug, Clone, Copy)]
-struct PageState {
-    share: f64,
-    /// Occurrences served so far.
-    served: u64,
-    /// The next page in the per-slot list that holds this page (a page is in at most one).
-    link: usize,
-}
-
-/// End of a list of pages.
-const NIL: usize = usize::MAX;
-
 /// Slot keys at or beyond this are never reached (slot indices are exact below 2^53).
 const NEVER: u64 = u64::MAX;
-
-/// A ring of `2^k` per-slot lists of pages (a calendar queue), with the entries too far
-/// ahead for the ring in a binary heap.
-///
-/// The ring holds keys in `[lowest, lowest + len)` for a `lowest` the owner keeps (each list
-/// then holds a single key); the heap holds `(key, point)` with larger keys.
-#[derive(Debug, Clone)]
-struct Wheel {
-    heads: Vec<usize>,
-    mask: u64,
-    /// Entries in the lists.
-    in_ring: usize,
-    far: BinaryHeap<Reverse<(u64, Point)>>,
-}
-
-impl Wheel {
-    /// A ring of at least `slots` lists.
-    fn new(slots: usize) -> Self {
-        let len = slots.clamp(64, 1 << 22).next_power_of_two();
-        Self { heads: vec![NIL; len], mask: len as u64 - 1, in_ring: 0, far: BinaryHeap::new() }
-    }
-
-    fn ring_len(&self) -> u64 {
-        self.mask + 1
-    }
-
-    /// Queues `point` under `key`, given that the ring holds keys from `lowest` and that
-    /// `key ≥ lowest`.
-    #[inline]
-    fn push(&mut self, pages: &mut [PageState], key: u64, point: Point, lowest: u64) {
-        if key < lowest.saturating_add(self.ring_len()) {
-            let page = point.page();
-            let head = &mut self.heads[(key & self.mask) as usize];
-            pages[page].link = *head;
-            *head = page;
-            self.in_ring += 1;
-        } else {
-            self.far.push(Reverse((key, point)));
-        }
-    }
-
-    /// Moves into the ring the heap's entries that it now covers (it holds keys from `lowest`).
-    #[inline]
-    fn pull_near(&mut self, pages: &mut [PageState], lowest: u64) {
-        let end = lowest.saturating_add(self.ring_len());
-        while let Some(&Reverse((key, point))) = self.far.peek() {
-            if key >= end {
-                break;
-            }
-            self.far.pop();
-            self.push(pages, key, point, lowest);
-        }
-    }
-
-    /// Empties the list of `key` and returns its first page (`NIL` if none); the rest follow
-    /// through the pages' links. The caller counts them out with [`Wheel::taken`].
-    #[inline]
-    fn take(&mut self, key: u64) -> usize {
-        std::mem::replace(&mut self.heads[(key & self.mask) as usize], NIL)
-    }
-
-    #[inline]
-    fn taken(&mut self) {
-        self.in_ring -= 1;
-    }
-}
 
 impl Carousel {
     /// The carousel for refresh rates `rates` (fetches per unit time, one per page).
@@ -190,12 +112,9 @@ impl Carousel {
     /// The carousel over `windows` for already validated shares.
     pub fn with_windows(shares: Shares, windows: Windows) -> Self {
         let active = shares.positive_pages().count();
-        let pages =
-            shares.as_slice().iter().map(|&share| PageState { share, served: 0, link: NIL }).collect();
         let mut carousel = Self {
-            pages,
-            waiting: Wheel::new(active),
-            due_later: Wheel::new(active),
+            waiting: Wheel::new(active, shares.page_count()),
+            due_later: Wheel::new(active, shares.page_count()),
             due_soon: BinaryHeap::new(),
             due_slot: 0,
             slot: 0,
@@ -204,9 +123,10 @@ impl Carousel {
         };
         let positive: Vec<usize> = carousel.shares.positive_pages().collect();
         for page in positive {
-            let release = carousel.release(page);
+            let share = carousel.shares.as_slice()[page];
+            let release = Point::new(carousel.windows.release(0), share, page);
             let slot = carousel.release_slot(&release, 0);
-            carousel.waiting.push(&mut carousel.pages, slot, release, 0);
+            carousel.waiting.push(slot, release);
         }
         carousel
     }
@@ -227,8 +147,20 @@ impl Carousel {
     }
 
     /// How many times `page` has been fetched so far (0 for an unknown page).
+    ///
+    /// Linear in the number of pages: the count is read off the page's queued occurrence.
+    /// The carousel keeps no per-page counter, whose update would be a cache miss in every
+    /// slot with many pages (`BENCHMARKS.md`, "The simulator").
     pub fn served(&self, page: usize) -> u64 {
-        self.pages.get(page).map_or(0, |state| state.served)
+        if let Some(release) = self.waiting.find(page) {
+            return self.windows.served_before_release(release.count());
+        }
+        let due_soon =
+            || self.due_soon.iter().map(|Reverse(point)| *point).find(|point| point.page() == page);
+        self.due_later
+            .find(page)
+            .or_else(due_soon)
+            .map_or(0, |deadline| self.windows.served_before_deadline(deadline.count()))
     }
 
     /// The fetch of the next slot.
@@ -238,20 +170,6 @@ impl Carousel {
         let page = self.serve(slot);
         self.slot += 1;
         Fetch { slot, page, time: self.shares.slot_start(slot) }
-    }
-
-    /// The deadline of the next occurrence of `page`.
-    #[inline]
-    fn deadline(&self, page: usize) -> Point {
-        let state = &self.pages[page];
-        Point::new(self.windows.deadline(state.served), state.share, page)
-    }
-
-    /// The release of the next occurrence of `page`.
-    #[inline]
-    fn release(&self, page: usize) -> Point {
-        let state = &self.pages[page];
-        Point::new(self.windows.release(state.served), state.share, page)
     }
 
     /// The first slot from `earliest` on that may serve an occurrence released at `release`
@@ -275,126 +193,65 @@ impl Carousel {
         slot
     }
 
-    /// The slot bucket of a deadline: non-decreasing in the deadline's order.
-    #[inline]
-    fn due_key(&self, deadline: &Point) -> u64 {
-        let slot = self.windows.in_slots(deadline.approx());
-        // `as` truncates: the floor of a non-negative number.
-        if slot >= (1u64 << 53) as f64 { NEVER } else { slot as u64 }
-    }
-
-    /// Queues the released occurrence due at `deadline`.
-    #[inline]
-    fn push_released(&mut self, deadline: Point) {
-        let key = self.due_key(&deadline);
-        if key <= self.due_slot {
-            self.due_soon.push(Reverse(deadline));
-        } else {
-            self.due_later.push(&mut self.pages, key, deadline, self.due_slot + 1);
-        }
-    }
-
     /// The released occurrence due first, taken out of the queue.
     fn pop_released(&mut self) -> Option<Point> {
         loop {
             if let Some(Reverse(first)) = self.due_soon.pop() {
                 return Some(first);
             }
-            if self.due_later.in_ring == 0 {
+            if self.due_later.ring_is_empty() {
                 // Only far deadlines are left, all after everything else: take the first.
-                return self.due_later.far.pop().map(|Reverse((_, point))| point);
+                return self.due_later.remove_min();
             }
             // Move the next slot's deadlines into the heap (the ring is not empty, so one of
-            // the next `ring_len` slots has some).
+            // the next slots has some).
             self.due_slot += 1;
-            let mut page = self.due_later.take(self.due_slot);
-            while page != NIL {
-                let following = self.pages[page].link;
-                self.due_later.taken();
-                let deadline = self.deadline(page);
-                self.due_soon.push(Reverse(deadline));
-                page = following;
-            }
-            self.due_later.pull_near(&mut self.pages, self.due_slot + 1);
+            let due_soon = &mut self.due_soon;
+            self.due_later.take(self.due_slot, |deadline| due_soon.push(Reverse(deadline)));
         }
-    }
-
-    /// The waiting occurrence released first (after slot `slot`), taken out of the queue.
-    fn pop_earliest_waiting(&mut self, slot: u64) -> Option<Point> {
-        if self.waiting.in_ring == 0 {
-            return self.waiting.far.pop().map(|Reverse((_, point))| point);
-        }
-        // The ring holds slots `slot + 1 ..`; the first non-empty list holds the earliest.
-        let mut key = slot + 1;
-        loop {
-            let head = self.waiting.heads[(key & self.waiting.mask) as usize];
-            if head != NIL {
-                break;
-            }
-            key += 1;
-        }
-        let mut best: Option<Point> = None;
-        let mut page = self.waiting.heads[(key & self.waiting.mask) as usize];
-        while page != NIL {
-            let release = self.release(page);
-            if best.is_none_or(|best| release < best) {
-                best = Some(release);
-            }
-            page = self.pages[page].link;
-        }
-        let best = best?;
-        // Unlink it, and put the rest of the list back.
-        let mut page = self.waiting.take(key);
-        while page != NIL {
-            let following = self.pages[page].link;
-            self.waiting.taken();
-            if page != best.page() {
-                let release = self.release(page);
-                self.waiting.push(&mut self.pages, key, release, slot + 1);
-            }
-            page = following;
-        }
-        Some(best)
     }
 
     /// Serves slot `slot` and returns the page served.
     fn serve(&mut self, slot: u64) -> usize {
-        self.waiting.pull_near(&mut self.pages, slot);
-        let mut page = self.waiting.take(slot);
-        while page != NIL {
-            let following = self.pages[page].link;
-            self.waiting.taken();
-            let deadline = self.deadline(page);
-            self.push_released(deadline);
-            page = following;
-        }
-        let Some(chosen) = self.pop_released().or_else(|| self.pop_earliest_waiting(slot)) else {
+        let (windows, due_slot, due_soon, due_later) =
+            (&self.windows, self.due_slot, &mut self.due_soon, &mut self.due_later);
+        self.waiting.take(slot, |release| {
+            // The page is not served while it waits, so its deadline follows from its release.
+            let deadline = release.moved_to(windows.deadline_of_release(release.count()));
+            let key = due_key(windows, &deadline);
+            if key <= due_slot {
+                due_soon.push(Reverse(deadline));
+            } else {
+                due_later.push(key, deadline);
+            }
+        });
+        // The occurrence due first; if nothing is released (possible only through rounding
+        // of the shares), the one released first is served early (the smallest release has
+        // the smallest key, and points order by instant). Either way the next occurrence's
+        // release follows from the point served, with no look at the page's record.
+        let (chosen, next_release) = if let Some(deadline) = self.pop_released() {
+            (deadline, self.windows.release_after_deadline(deadline.count()))
+        } else if let Some(release) = self.waiting.remove_min() {
+            (release, self.windows.release_after_release(release.count()))
+        } else {
             // `from_shares` queues one occurrence per page with a positive share (there is at
             // least one: the largest share is ≥ 1/n) and each pop below is followed by a push.
             unreachable!("every page with a positive share has one occurrence queued")
         };
         let page = chosen.page();
-        self.pages[page].served += 1;
-        let release = self.release(page);
+        let release = chosen.moved_to(next_release);
         let release_slot = self.release_slot(&release, slot + 1);
-        self.waiting.push(&mut self.pages, release_slot, release, slot + 1);
-        self.touch_next(slot + 1);
+        self.waiting.push(release_slot, release);
         page
     }
+}
 
-    /// Loads early the state of the pages that slot `slot` will likely touch (the first one it
-    /// releases, the one due first), so that their cache misses overlap with the caller's work
-    /// instead of stalling the next slot: with 10^5 pages the page states are out of cache.
-    #[inline]
-    fn touch_next(&self, slot: u64) {
-        let released = self.waiting.heads[(slot & self.waiting.mask) as usize];
-        let due = self.due_soon.peek().map_or(NIL, |Reverse(first)| first.page());
-        for page in [released, due] {
-            if let Some(state) = self.pages.get(page) {
-                std::hint::black_box(state.served);
-            }
-        }
-    }
+/// The slot bucket of a deadline: non-decreasing in the deadline's order.
+#[inline]
+fn due_key(windows: &Scaled, deadline: &Point) -> u64 {
+    let slot = windows.in_slots(deadline.approx());
+    // `as` truncates: the floor of a non-negative number.
+    if slot >= (1u64 << 53) as f64 { NEVER } else { slot as u64 }
 }
 
 impl Iterator for Carousel {
@@ -477,6 +334,10 @@ mod tests {
                 let expected = reference.next();
                 prop_assert_eq!(Some(carousel.next_fetch().page), expected, "slot {} {:?}", slot, windows);
             }
+            // The counts read off the queued occurrences are the counts served.
+            for (page, &served) in reference.served.iter().enumerate() {
+                prop_assert_eq!(carousel.served(page), served, "page {} {:?}", page, windows);
+            }
         }
         Ok(())
     }
@@ -505,6 +366,21 @@ mod tests {
         fn same_order_as_two_heaps(rates in rates()) {
             // Several turns of the ring (64 to 256 slots for these sizes).
             agree(&rates, 20 * rates.len() + 600)?;
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(6))]
+        #[test]
+        fn same_order_as_two_heaps_with_two_level_queues(
+            rates in prop::collection::vec(
+                prop_oneof![1 => Just(0.0), 8 => (-4.0f64..4.0).prop_map(|e| 10f64.powf(e))],
+                5_000..=6_000,
+            ),
+        ) {
+            // More than 4,096 pages: both queues have windows (`wheel.rs`); several windows,
+            // pages due beyond the span, a few turns of the span.
+            agree(&rates, 40_000)?;
         }
     }
 

@@ -95,6 +95,7 @@ mod error;
 pub mod online;
 mod point;
 mod shares;
+mod wheel;
 mod windows;
 
 pub use carousel::{Carousel, Fetch};

@@ -31,6 +31,16 @@ impl Point {
         self.page
     }
 
+    /// The numerator `count`.
+    pub(crate) fn count(&self) -> f64 {
+        self.count
+    }
+
+    /// The instant `count / share` of the same page (same share).
+    pub(crate) fn moved_to(&self, count: f64) -> Self {
+        Self::new(count, self.share, self.page)
+    }
+
     /// `count / share`, rounded: a non-decreasing function of the exact instant, so anything
     /// monotone computed from it (a bucket index) orders points consistently with [`Ord`].
     pub(crate) fn approx(&self) -> f64 {

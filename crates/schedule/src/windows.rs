@@ -50,9 +50,45 @@ impl Scaled {
     /// Numerator of the deadline of the next occurrence after `served` fetches.
     ///
     /// Full: `j/p`. Tijdeman: `(j − σ)/p = (jm − 1)/(mp)`, ordered as `(jm − 1)/p`.
+    /// (The carousel derives deadlines from releases, [`Scaled::deadline_of_release`]; this
+    /// definition is kept for the reference carousel of its tests.)
+    #[cfg(test)]
     pub(crate) fn deadline(&self, served: u64) -> f64 {
         let due = (served + 1) as f64 * self.scale;
         if self.tijdeman { due - 1.0 } else { due }
+    }
+
+    /// Numerator of the deadline of the occurrence released at numerator `release` (the
+    /// page is not served in between): `deadline(N)` from `release(N)`, exactly (integers
+    /// below 2^53).
+    pub(crate) fn deadline_of_release(&self, release: f64) -> f64 {
+        if self.tijdeman { release + (self.scale - 2.0) } else { release + 1.0 }
+    }
+
+    /// Numerator of the next release after serving the occurrence due at numerator
+    /// `deadline`: `release(N + 1)` from `deadline(N)`, exactly.
+    pub(crate) fn release_after_deadline(&self, deadline: f64) -> f64 {
+        if self.tijdeman { deadline + 2.0 } else { deadline }
+    }
+
+    /// Numerator of the next release after serving, early, the occurrence released at
+    /// numerator `release`: `release(N + 1)` from `release(N)`, exactly.
+    pub(crate) fn release_after_release(&self, release: f64) -> f64 {
+        release + self.scale
+    }
+
+    /// The number of occurrences served before the occurrence released at numerator
+    /// `release`: the `N` of `release(N)`, exactly.
+    pub(crate) fn served_before_release(&self, release: f64) -> u64 {
+        // `as` truncates; the quotient is an exact integer.
+        (if self.tijdeman { (release - 1.0) / self.scale } else { release }) as u64
+    }
+
+    /// The number of occurrences served before the occurrence due at numerator `deadline`:
+    /// the `N` of `deadline(N)`, exactly.
+    pub(crate) fn served_before_deadline(&self, deadline: f64) -> u64 {
+        // `as` truncates; the quotient is an exact integer.
+        (if self.tijdeman { (deadline + 1.0) / self.scale - 1.0 } else { deadline - 1.0 }) as u64
     }
 
     /// The scaled instant that releases must not exceed for slot `slot` to serve them.

@@ -126,6 +126,11 @@ pub trait Policy {
     fn next_fetch(&mut self, now: f64, rng: &mut SimRng) -> Option<Fetch>;
     /// The outcome of the fetch last returned by `next_fetch`.
     fn observe(&mut self, observation: &Observation);
+    /// Appends to `pages` the pages of the fetches the policy has decided on ahead (of the
+    /// one last returned or the next ones), each page once; a hint only, changing nothing.
+    /// The simulator loads their state early: with many pages it is out of cache, and loads
+    /// issued together overlap. The default decides nothing ahead.
+    fn take_upcoming(&mut self, _pages: &mut Vec<usize>) {}
 }
 
 /// Where a policy's change rates come from.
