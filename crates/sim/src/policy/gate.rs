@@ -121,4 +121,10 @@ impl Policy for Gate {
     fn observe(&mut self, observation: &Observation) {
         self.inner.observe(observation);
     }
+
+    /// The inner policy's upcoming pages (a hint: a deferred fetch may come later than
+    /// announced, which changes nothing but when its record is loaded).
+    fn take_upcoming(&mut self, pages: &mut Vec<usize>) {
+        self.inner.take_upcoming(pages);
+    }
 }
