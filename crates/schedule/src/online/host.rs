@@ -21,7 +21,12 @@ const LARGE_DRIFT: f64 = 0.25;
 const HEAD_REFRESHES: u32 = 16;
 
 /// One host.
+///
+/// 128 bytes, aligned to 128: a look at a host (every `next`/`fetched` pair looks at several, in
+/// no order) reads one aligned pair of cache lines, which the adjacent-line prefetcher fetches
+/// together, instead of up to three lines for a record straddling them.
 #[derive(Clone, Debug, Default)]
+#[repr(align(128))]
 pub(super) struct HostState {
     pub(super) present: bool,
     pub(super) politeness: Politeness,
@@ -244,5 +249,16 @@ impl Ord for ParkedHost {
     /// The highest level first (`BinaryHeap` is a max-heap).
     fn cmp(&self, other: &Self) -> Ordering {
         self.level.total_cmp(&other.level).then(other.host.cmp(&self.host))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HostState;
+
+    #[test]
+    fn a_host_is_one_aligned_pair_of_cache_lines() {
+        assert_eq!(size_of::<HostState>(), 128);
+        assert_eq!(align_of::<HostState>(), 128);
     }
 }
