@@ -133,6 +133,11 @@ impl BudgetController {
         self.level -= 1.0;
     }
 
+    /// Whether the latest demand sweep left `λ_ff` where it was (within `SETTLED_STEP`).
+    pub(super) fn settled(&self) -> bool {
+        self.settled
+    }
+
     /// Tokens in the bucket now.
     pub(super) fn level(&self) -> f64 {
         self.level

@@ -3,7 +3,7 @@
 
 use freshet_policy::Objective;
 
-use super::demand::SWEEP_SLOTS_PER_CALL;
+use super::demand::{SWEEP_SLOTS_MOVING, SWEEP_SLOTS_SETTLED};
 use super::host::{Contender, ParkedHost};
 use super::keys::{due_time, value_now};
 use super::page::PageEntry;
@@ -32,7 +32,8 @@ impl<O: Objective> Scheduler<O> {
                 None => return Decision::Idle,
             }
         }
-        self.sweep_demand(SWEEP_SLOTS_PER_CALL);
+        let slots = if self.controller.settled() { SWEEP_SLOTS_SETTLED } else { SWEEP_SLOTS_MOVING };
+        self.sweep_demand(slots);
         loop {
             let token_time = self.controller.token_time(self.clock);
             self.admit_contenders(self.clock + 1.0 / self.budget.rate);

@@ -23,7 +23,7 @@
 //! * **λ_0 is set by the budget.** The budget `k_0` is a token bucket of `burst` fetches; a
 //!   fetch needs a token. `ln λ_0 = ln λ_ff + c + K_P·(½ − L/B)` (`budget.rs`): `λ_ff` solves
 //!   seed 003's `Σ_i min(k_i, S_i(λ)) = k_0` (the batch solver's equation) by a Newton step per
-//!   sweep over the pages, 2 page slots per `next` (`demand.rs`; whole sweeps at the first
+//!   sweep over the pages, 2 page slots per `next` (4 while `λ_ff` moves) (`demand.rs`; whole sweeps at the first
 //!   `next` without `initial_lambda0`); the bucket level `L` adds a small proportional term and
 //!   a bounded integral `c` makes up what the model misses. Capped hosts count their capacity
 //!   whatever `λ_0` is, so `λ_0` is set by the uncapped ones, as the seed says. When every host

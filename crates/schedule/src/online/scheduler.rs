@@ -249,7 +249,7 @@ impl<O: Objective> Scheduler<O> {
     /// Re-solves the demand equation `Σ_i min(k_i, S_i(λ_0)) = k_0` over every page now and
     /// restarts from its root, as the first [`next`](Self::next) does: `O(pages + hosts)` per
     /// iteration. For after a change to many pages at once (the change rates re-estimated in
-    /// bulk): the incremental sweep would need `pages/2` calls of `next` to see it, and a `λ_0`
+    /// bulk): the incremental sweep would need `pages/4` calls of `next` or more to see it, and a `λ_0`
     /// left far above every page's `V(∞)` parks every host. Before the first `next`, nothing to
     /// do.
     pub fn resolve_lambda0(&mut self) {
