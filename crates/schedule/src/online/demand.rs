@@ -21,9 +21,10 @@ use super::Scheduler;
 /// a `next`/`fetched` pair in `benches/online.rs`. In a steady state `λ_ff` barely moves, so
 /// half the speed loses nothing (BENCHMARKS.md, "Online scheduler").
 pub(super) const SWEEP_SLOTS_SETTLED: usize = 2;
-/// Page slots per call while the feed-forward moves (after a first crawl, a bulk change): a
-/// sweep at the settled speed left the budget a tenth less used over the 0.3 revisit periods
-/// after a first crawl of 10^7 pages in the bench.
+/// Page slots per call while the feed-forward moves (after a first crawl, a bulk change): the
+/// first version's speed, so that a transient is followed as fast as before. In the bench's
+/// window after a first crawl of 10^7 pages it made no measurable difference (fetch rate 0.772
+/// of the budget against 0.776 at 2 slots throughout; BENCHMARKS.md).
 pub(super) const SWEEP_SLOTS_MOVING: usize = 4;
 /// The largest change of `ln λ_ff` after one incremental sweep (a factor 1.25): near a cutoff
 /// the demand bends sharply, and a larger step overshoots into a flood of pages.
