@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use freshet_policy::objective::Freshness;
-use freshet_policy::{Page, Problem, solve};
+use freshet_policy::{Objective, Page, Problem, solve};
 use freshet_schedule::online::{Budget, Decision, HostId, Outcome, PageId, Politeness, Scheduler};
 
 const HOSTS: u32 = 100_000;
@@ -38,6 +38,20 @@ fn resident_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// On-CPU time of this thread so far (`/proc/thread-self/schedstat`, nanoseconds): the machine
+/// is shared, so rates are also given per CPU second, which other processes disturb less than
+/// wall-clock time (they still share the caches).
+fn cpu_time() -> Option<Duration> {
+    let schedstat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: u64 = schedstat.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
+}
+
+/// Pairs per second of `elapsed`, or NaN without a time.
+fn per_second(pairs: u64, elapsed: Option<Duration>) -> f64 {
+    elapsed.map_or(f64::NAN, |elapsed| pairs as f64 / elapsed.as_secs_f64())
+}
+
 /// Runs `pairs` next/fetched pairs (fetches complete instantly), jumping time to each
 /// `WaitUntil`. Returns the pairs done.
 fn drive(scheduler: &mut Scheduler, now: &mut f64, pairs: u64) -> u64 {
@@ -55,7 +69,7 @@ fn drive(scheduler: &mut Scheduler, now: &mut f64, pairs: u64) -> u64 {
     done
 }
 
-fn build(pages: u32) -> (Scheduler, f64) {
+fn build(pages: u32) -> (Scheduler, f64, f64) {
     let mut rng = SplitMix(42);
     let mut instance = Vec::with_capacity(pages as usize);
     let mut host_of_page = Vec::with_capacity(pages as usize);
@@ -72,8 +86,12 @@ fn build(pages: u32) -> (Scheduler, f64) {
     let solved = Instant::now();
     let solution =
         solve(Freshness, &Problem::host_capped(&instance, budget, &host_of_page, &capacity)).unwrap();
+    // The fluid optimum of the expected weighted freshness: Σ C_j(f_j) / Σ w_j.
+    let optimum =
+        instance.iter().zip(&solution.rates).map(|(page, &rate)| Freshness.value(*page, rate)).sum::<f64>()
+            / instance.iter().map(|page| page.weight).sum::<f64>();
     eprintln!(
-        "solver: λ_0 {:.4e} in {:?}, {} hosts capped, {} pages at rate 0",
+        "solver: λ_0 {:.4e}, freshness {optimum:.4}, in {:?}, {} hosts capped, {} pages at rate 0",
         solution.lambda0,
         solved.elapsed(),
         solution.hosts_capped(),
@@ -95,13 +113,16 @@ fn build(pages: u32) -> (Scheduler, f64) {
     let added = started.elapsed();
     let mut now = 0.0;
     let first_crawl = Instant::now();
+    let cpu_before = cpu_time();
     let pairs = drive(&mut scheduler, &mut now, u64::from(pages));
     let crawl = first_crawl.elapsed();
+    let crawl_cpu = cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
     let rss_after = resident_bytes().unwrap_or(0);
     eprintln!(
-        "setup: {pages} pages added in {added:?}; first {pairs} pairs in {crawl:?} ({:.0} pairs/s); \
-         λ_0 {:.4e}; allocated {} B ({:.1} B/page); RSS grew {} B ({:.1} B/page); {:?}",
+        "setup: {pages} pages added in {added:?}; first {pairs} pairs in {crawl:?} ({:.0} pairs/s, \
+         {:.0} per CPU second); λ_0 {:.4e}; allocated {} B ({:.1} B/page); RSS grew {} B ({:.1} B/page); {:?}",
         pairs as f64 / crawl.as_secs_f64(),
+        per_second(pairs, crawl_cpu),
         scheduler.lambda0(),
         scheduler.allocated_bytes(),
         scheduler.allocated_bytes() as f64 / f64::from(pages),
@@ -109,28 +130,38 @@ fn build(pages: u32) -> (Scheduler, f64) {
         rss_after.saturating_sub(rss_before) as f64 / f64::from(pages),
         scheduler.stats(),
     );
-    (scheduler, now)
+    (scheduler, now, optimum)
 }
 
 fn online(criterion: &mut Criterion) {
     let pages =
         std::env::var("FRESHET_BENCH_PAGES").ok().and_then(|value| value.parse().ok()).unwrap_or(10_000_000);
-    let (mut scheduler, mut now) = build(pages);
+    let (mut scheduler, mut now, optimum) = build(pages);
     // Steady state: a long run of pairs after the first crawl.
     let long = Instant::now();
+    let cpu_before = cpu_time();
     let start_time = now;
     let long_pairs =
         std::env::var("FRESHET_BENCH_PAIRS").ok().and_then(|value| value.parse().ok()).unwrap_or(10_000_000);
     let pairs = drive(&mut scheduler, &mut now, long_pairs);
     let elapsed = long.elapsed();
+    let cpu = cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
     eprintln!(
-        "steady state: {pairs} pairs in {elapsed:?}: {:.0} pairs/s; simulated time {now:.2} ({:.0} fetches per \
-         unit, budget {}); λ_0 {:.4e}; {:?}",
+        "steady state: {pairs} pairs in {elapsed:?}: {:.0} pairs/s, {:.0} per CPU second; simulated time {now:.2} \
+         ({:.0} fetches per unit, budget {}); λ_0 {:.4e}; {:?}",
         pairs as f64 / elapsed.as_secs_f64(),
+        per_second(pairs, cpu),
         pairs as f64 / (now - start_time),
         scheduler.budget().rate,
         scheduler.lambda0(),
         scheduler.stats()
+    );
+    let census = scheduler.census(now);
+    eprintln!(
+        "at the end: expected freshness {:.4} = {:.4} of the solver's; λ_0 / solver's {:.4}",
+        census.expected_freshness,
+        census.expected_freshness / optimum,
+        scheduler.lambda0() / scheduler.budget().initial_lambda0.unwrap_or(f64::NAN)
     );
     let mut group = criterion.benchmark_group("online");
     group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(10));

@@ -141,6 +141,11 @@ impl BudgetController {
         self.level = level.clamp(0.0, self.burst);
     }
 
+    /// Whether the latest demand sweep left `λ_ff` where it was (within `SETTLED_STEP`).
+    pub(super) fn settled(&self) -> bool {
+        self.settled
+    }
+
     /// Tokens in the bucket now.
     pub(super) fn level(&self) -> f64 {
         self.level

@@ -6,7 +6,7 @@
 //! batch solver `freshet_policy::solve` solves. The scheduler evaluates its left side and slope
 //! at one `λ` per sweep over its page slots, a few slots per call of `next` (sequential reads:
 //! the per-host sums live in a vector indexed by host), and takes a damped Newton step on
-//! `ln λ` when a sweep completes. A sweep costs `O(pages + hosts)`, spread over about `pages/4`
+//! `ln λ` when a sweep completes. A sweep costs `O(pages + hosts)`, spread over `pages/4` to `pages/2`
 //! calls. At the first `next` without a configured `initial_lambda0`, whole sweeps run at once,
 //! with a bracket, until the step is below `1e-6`: the scheduler starts at the equilibrium, not
 //! a decade off it.
@@ -15,8 +15,17 @@ use freshet_policy::Objective;
 
 use super::Scheduler;
 
-/// Page slots a sweep visits per call of `next`.
-pub(super) const SWEEP_SLOTS_PER_CALL: usize = 4;
+/// Page slots a sweep visits per call of `next` while the feed-forward is settled (its last
+/// sweep moved it by less than 2%). Each slot costs a Lambert W and a random access to the
+/// per-host sums: at 4 per call (the first version) the sweep took about a fifth of the time of
+/// a `next`/`fetched` pair in `benches/online.rs`. In a steady state `λ_ff` barely moves, so
+/// half the speed loses nothing (BENCHMARKS.md, "Online scheduler").
+pub(super) const SWEEP_SLOTS_SETTLED: usize = 2;
+/// Page slots per call while the feed-forward moves (after a first crawl, a bulk change): the
+/// first version's speed, so that a transient is followed as fast as before. In the bench's
+/// window after a first crawl of 10^7 pages it made no measurable difference (fetch rate 0.772
+/// of the budget against 0.776 at 2 slots throughout; BENCHMARKS.md).
+pub(super) const SWEEP_SLOTS_MOVING: usize = 4;
 /// The largest change of `ln λ_ff` after one incremental sweep (a factor 1.25): near a cutoff
 /// the demand bends sharply, and a larger step overshoots into a flood of pages.
 const SWEEP_MAX_STEP: f64 = 0.223_143_551_314_209_76;

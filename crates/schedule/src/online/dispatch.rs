@@ -3,8 +3,8 @@
 
 use freshet_policy::Objective;
 
-use super::demand::SWEEP_SLOTS_PER_CALL;
-use super::host::{Contender, HostEntry, ParkedHost};
+use super::demand::{SWEEP_SLOTS_MOVING, SWEEP_SLOTS_SETTLED};
+use super::host::{Contender, ParkedHost};
 use super::keys::{due_time, value_now};
 use super::page::PageEntry;
 use super::scheduler::{HOST_KEY_MARGIN, REKEY_TOLERANCE};
@@ -32,12 +32,13 @@ impl<O: Objective> Scheduler<O> {
                 None => return Decision::Idle,
             }
         }
-        self.sweep_demand(SWEEP_SLOTS_PER_CALL);
+        let slots = if self.controller.settled() { SWEEP_SLOTS_SETTLED } else { SWEEP_SLOTS_MOVING };
+        self.sweep_demand(slots);
         loop {
             let token_time = self.controller.token_time(self.clock);
             self.admit_contenders(self.clock + 1.0 / self.budget.rate);
             let Some(best) = self.live_contender() else {
-                let Some(entry) = self.live_ready_entry() else { return Decision::Idle };
+                let Some(entry) = self.ready.peek() else { return Decision::Idle };
                 return Decision::WaitUntil(entry.key.max(token_time));
             };
             if token_time > self.clock {
@@ -73,19 +74,13 @@ impl<O: Objective> Scheduler<O> {
     /// their exact ready time under the current `λ_0` and their head page's value then; hosts
     /// found later go back to the global queue, hosts with nothing worth a fetch are parked.
     fn admit_contenders(&mut self, horizon: f64) {
-        while let Some(entry) = self.ready.peek().copied() {
+        while let Some(entry) = self.ready.peek() {
             if entry.key > horizon {
                 return;
             }
             self.ready.pop();
-            let live = self
-                .hosts
-                .get(entry.host as usize)
-                .is_some_and(|host| host.present && host.generation == entry.generation);
-            if !live {
-                continue;
-            }
-            self.hosts[entry.host as usize].ready_key = f64::INFINITY;
+            let Some(state) = self.hosts.get_mut(entry.host as usize) else { continue };
+            state.ready_key = f64::INFINITY;
             match self.host_ready_time(entry.host, self.lambda0) {
                 None => {}
                 Some((f64::INFINITY, _)) => self.park(entry.host),
@@ -116,21 +111,6 @@ impl<O: Objective> Scheduler<O> {
         None
     }
 
-    /// The live entry of the global queue with the earliest key, dropping stale ones on the way.
-    fn live_ready_entry(&mut self) -> Option<HostEntry> {
-        while let Some(entry) = self.ready.peek().copied() {
-            if self
-                .hosts
-                .get(entry.host as usize)
-                .is_some_and(|host| host.present && host.generation == entry.generation)
-            {
-                return Some(entry);
-            }
-            self.ready.pop();
-        }
-        None
-    }
-
     /// Pops the contender worth most among those ready now (the others stay).
     fn pop_ready_contender(&mut self) -> Option<Contender> {
         let mut later = Vec::new();
@@ -152,6 +132,7 @@ impl<O: Objective> Scheduler<O> {
         let Some(state) = self.hosts.get_mut(host as usize) else { return };
         state.generation = state.generation.wrapping_add(1);
         state.ready_key = ready_at;
+        self.ready.remove(host);
         self.contenders.push(Contender { value, ready_at, host, generation: state.generation });
         if self.contenders.len() > 2 * self.hosts.len() + 1024 {
             self.rebuild_ready();
@@ -194,7 +175,8 @@ impl<O: Objective> Scheduler<O> {
         }
         page_slot.set_in_flight(false);
         if page_slot.is_present() {
-            self.enqueue(page.0);
+            // Queued without re-keying the host: it is re-keyed right after, once.
+            self.queue_page(page.0);
         }
         self.schedule_host(slot.host);
         Ok(())
@@ -257,7 +239,7 @@ impl<O: Objective> Scheduler<O> {
                 self.push_host(host, ready_at);
                 self.keyed_lambda0 = self.keyed_lambda0.max(threshold);
             }
-            None => {}
+            None => self.ready.remove(host),
         }
     }
 
@@ -279,6 +261,7 @@ impl<O: Objective> Scheduler<O> {
             .fold(f64::NEG_INFINITY, f64::max);
         state.generation = state.generation.wrapping_add(1);
         state.ready_key = f64::INFINITY;
+        self.ready.remove(host);
         if best > 0.0 {
             self.parked.push(ParkedHost { level: best, host, generation: state.generation });
         }
@@ -312,10 +295,9 @@ impl<O: Objective> Scheduler<O> {
         state.generation = state.generation.wrapping_add(1);
         state.ready_key = key;
         if key.is_finite() {
-            self.ready.push(HostEntry { key, host, generation: state.generation });
-        }
-        if self.ready.len() > 2 * self.hosts.len() + 1024 {
-            self.rebuild_ready();
+            self.ready.set(host, key);
+        } else {
+            self.ready.remove(host);
         }
     }
 
@@ -334,11 +316,18 @@ impl<O: Objective> Scheduler<O> {
             state.rekey(self.objective, &self.pages, host_threshold);
             self.stats.host_rekeys += 1;
         }
-        let (mut head, rekeyed) = state.fresh_head(self.objective, &self.pages, host_threshold)?;
-        if rekeyed {
+        let fresh = state.fresh_head(self.objective, &self.pages, host_threshold)?;
+        if fresh.rekeyed {
             self.stats.host_rekeys += 1;
         }
-        let mut eligible = due_time(self.objective, self.pages.get(head.page as usize)?, threshold);
+        let mut head = fresh.entry;
+        // For a host with `λ_i = 0` asked at `λ_0` (the common case), the two thresholds are the
+        // same number and so is the due time.
+        let mut eligible = if threshold == host_threshold {
+            fresh.due
+        } else {
+            due_time(self.objective, self.pages.get(head.page as usize)?, threshold)
+        };
         if eligible > state.free_at.max(self.clock) && state.lambda > 0.0 {
             // The slot opens with nothing worth a fetch: the host's capacity does not bind now,
             // so `λ_i = 0`. Keys computed under the old threshold may hide pages worth `λ_0`
@@ -348,6 +337,16 @@ impl<O: Objective> Scheduler<O> {
             if drifted {
                 state.rekey(self.objective, &self.pages, lambda0);
                 self.stats.host_rekeys += 1;
+            }
+            if threshold < lambda0 {
+                // Keyed for the global queue (under the margin: after `fetched`, a rebuild):
+                // judge it again with `λ_i = 0`, as the second re-key `fetched` used to run did
+                // (the queue's drift rules then see the new threshold). Once at most: `λ_i` is
+                // 0 now. Doing this for every look (admission, the chosen contender) too cost
+                // `resolving_lambda0_mints_no_tokens` 23 fetches of 1,000 (939, under its 950).
+                return self.host_ready_time(host, threshold);
+            }
+            if drifted {
                 head = state.head(&self.pages)?;
                 eligible = due_time(self.objective, self.pages.get(head.page as usize)?, threshold);
             }
@@ -373,6 +372,7 @@ impl<O: Objective> Scheduler<O> {
         state.generation = state.generation.wrapping_add(1);
         state.ready_key = f64::INFINITY;
         state.fetches += 1;
+        self.ready.remove(host);
         self.controller.consume();
         self.stats.fetches += 1;
         self.refresh_lambda0();

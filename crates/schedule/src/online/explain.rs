@@ -122,6 +122,6 @@ impl<O: Objective> Scheduler<O> {
         if host.needs_rekey(threshold, REKEY_TOLERANCE) {
             host.rekey(self.objective, &self.pages, threshold);
         }
-        host.fresh_head(self.objective, &self.pages, threshold).map(|(entry, _)| entry.page)
+        host.fresh_head(self.objective, &self.pages, threshold).map(|fresh| fresh.entry.page)
     }
 }

@@ -21,7 +21,12 @@ const LARGE_DRIFT: f64 = 0.25;
 const HEAD_REFRESHES: u32 = 16;
 
 /// One host.
+///
+/// 128 bytes, aligned to 128: a look at a host (every `next`/`fetched` pair looks at several, in
+/// no order) reads one aligned pair of cache lines, which the adjacent-line prefetcher fetches
+/// together, instead of up to three lines for a record straddling them.
 #[derive(Clone, Debug, Default)]
+#[repr(align(128))]
 pub(super) struct HostState {
     pub(super) present: bool,
     pub(super) politeness: Politeness,
@@ -96,19 +101,20 @@ impl HostState {
     /// below `threshold`), so it is pushed back with its fresh key and the next head looked at,
     /// up to `HEAD_REFRESHES` times, after which the whole queue is re-keyed. Without this, a
     /// head keyed `ε` below its `V(∞)` parks a host whose other pages are due, and a head keyed
-    /// early holds back pages that are due before it. `O(log n_i)` per stale head.
+    /// early holds back pages that are due before it. `O(log n_i)` per stale head. Also returns
+    /// the head's due time under `threshold` (computed anyway: callers whose eligibility
+    /// threshold is the same, a host with `λ_i = 0`, save a Lambert W evaluation).
     pub(super) fn fresh_head<O: Objective>(
         &mut self,
         objective: O,
         pages: &[PageSlot],
         threshold: f64,
-    ) -> Option<(PageEntry, bool)> {
-        let mut rekeyed = false;
+    ) -> Option<FreshHead> {
         for _ in 0..HEAD_REFRESHES {
             let head = self.head(pages)?;
             let fresh = due_time(objective, pages.get(head.page as usize)?, threshold);
             if fresh <= head.key {
-                return Some((head, rekeyed));
+                return Some(FreshHead { entry: head, due: fresh, rekeyed: false });
             }
             self.queue.pop();
             self.queue.push(PageEntry { key: fresh, ..head });
@@ -119,8 +125,9 @@ impl HostState {
             }
         }
         self.rekey(objective, pages, threshold);
-        rekeyed = true;
-        Some((self.head(pages)?, rekeyed))
+        let head = self.head(pages)?;
+        // Re-keyed under `threshold`: every key is its page's due time under it.
+        Some(FreshHead { entry: head, due: head.key, rekeyed: true })
     }
 
     /// Folds a served page's value into `λ_i`.
@@ -170,35 +177,13 @@ impl HostState {
     }
 }
 
-/// A host in the global queue, keyed by the earliest time it may serve a page.
+/// What [`HostState::fresh_head`] finds: the live head, its due time under the threshold asked
+/// for, and whether the whole queue was re-keyed on the way.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct HostEntry {
-    pub(super) key: f64,
-    pub(super) host: u32,
-    pub(super) generation: u32,
-}
-
-impl PartialEq for HostEntry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for HostEntry {}
-
-impl PartialOrd for HostEntry {
-    #[inline]
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for HostEntry {
-    /// Reversed, so that a max-heap yields the earliest key, then the lowest host.
-    #[inline]
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key.total_cmp(&self.key).then(other.host.cmp(&self.host))
-    }
+pub(super) struct FreshHead {
+    pub(super) entry: PageEntry,
+    pub(super) due: f64,
+    pub(super) rekeyed: bool,
 }
 
 /// A host that may serve within one token interval, waiting for a budget token: tokens go to the
@@ -264,5 +249,16 @@ impl Ord for ParkedHost {
     /// The highest level first (`BinaryHeap` is a max-heap).
     fn cmp(&self, other: &Self) -> Ordering {
         self.level.total_cmp(&other.level).then(other.host.cmp(&self.host))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HostState;
+
+    #[test]
+    fn a_host_is_one_aligned_pair_of_cache_lines() {
+        assert_eq!(size_of::<HostState>(), 128);
+        assert_eq!(align_of::<HostState>(), 128);
     }
 }

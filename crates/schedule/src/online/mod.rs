@@ -23,7 +23,7 @@
 //! * **λ_0 is set by the budget.** The budget `k_0` is a token bucket of `burst` fetches; a
 //!   fetch needs a token. `ln λ_0 = ln λ_ff + c + K_P·(½ − L/B)` (`budget.rs`): `λ_ff` solves
 //!   seed 003's `Σ_i min(k_i, S_i(λ)) = k_0` (the batch solver's equation) by a Newton step per
-//!   sweep over the pages, 4 page slots per `next` (`demand.rs`; whole sweeps at the first
+//!   sweep over the pages, 2 page slots per `next` (4 while `λ_ff` moves) (`demand.rs`; whole sweeps at the first
 //!   `next` without `initial_lambda0`); the bucket level `L` adds a small proportional term and
 //!   a bounded integral `c` makes up what the model misses. Capped hosts count their capacity
 //!   whatever `λ_0` is, so `λ_0` is set by the uncapped ones, as the seed says. When every host
@@ -46,11 +46,12 @@
 //!   the slot opens with nothing worth a fetch (the capacity does not bind then).
 //! * **Queues.** Each host keeps a binary heap of its pages keyed by the time their value
 //!   reaches the host's threshold, `last + τ*(λ_0 + λ_i)` (a never-fetched page: its add time if
-//!   `V(∞)` reaches it, else `∞`). A global heap holds hosts keyed by the earliest time each may
-//!   serve: `max(slot opens, head page reaches λ_0)`; hosts due within a token interval move
-//!   to a heap of contenders keyed by their head page's value. Entries are invalidated by generation
-//!   counters and dropped lazily; per page the scheduler holds a 24-byte slot and one live
-//!   16-byte heap entry (`page.rs`).
+//!   `V(∞)` reaches it, else `∞`). A global indexed 4-ary heap (`quad_heap.rs`) holds each host
+//!   at most once, keyed by the earliest time it may serve: `max(slot opens, head page reaches
+//!   λ_0)`, and moves or removes its entry in place; hosts due within a token interval move to a
+//!   heap of contenders keyed by their head page's value. Page entries and contenders are
+//!   invalidated by generation counters and dropped lazily; per page the scheduler holds a
+//!   24-byte slot and one live 16-byte heap entry (`page.rs`).
 //!
 //! # Exactness when thresholds move
 //! Due times depend on thresholds that move, so keys go stale. What keeps them honest:

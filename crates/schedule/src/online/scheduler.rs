@@ -8,10 +8,10 @@ use freshet_policy::{Objective, Page, PolicyError};
 
 use super::budget::BudgetController;
 use super::demand::DemandSweep;
-use super::host::{Contender, HostEntry, HostState, ParkedHost};
+use super::host::{Contender, HostState, ParkedHost};
 use super::keys::due_time;
 use super::page::{PageEntry, PageSlot};
-use super::quad_heap::QuadHeap;
+use super::quad_heap::HostQueue;
 use super::{Budget, HostId, OnlineError, OnlineResult, PageId, Politeness};
 
 /// Host keys in the global queue are computed with `λ_0` times this, so they surface a little
@@ -40,8 +40,8 @@ pub struct Scheduler<O: Objective = Freshness> {
     pub(super) objective: O,
     pub(super) pages: Vec<PageSlot>,
     pub(super) hosts: Vec<HostState>,
-    /// Hosts that may serve a page, keyed by the earliest time they may; may hold stale entries.
-    pub(super) ready: QuadHeap<HostEntry>,
+    /// Hosts that may serve a page, keyed by the earliest time they may; one entry per host.
+    pub(super) ready: HostQueue,
     /// Hosts that may serve within one token interval, by the value of their head page; may
     /// hold stale entries.
     pub(super) contenders: BinaryHeap<Contender>,
@@ -87,7 +87,7 @@ impl<O: Objective> Scheduler<O> {
             objective,
             pages: Vec::new(),
             hosts: Vec::new(),
-            ready: QuadHeap::default(),
+            ready: HostQueue::default(),
             contenders: BinaryHeap::new(),
             parked: BinaryHeap::new(),
             budget,
@@ -250,7 +250,7 @@ impl<O: Objective> Scheduler<O> {
     /// restarts from its root, as the first [`next`](Self::next) does, but keeping the budget's
     /// bucket as it is (a re-solve mints no tokens and drops none): `O(pages + hosts)` per
     /// iteration. For after a change to many pages at once (the change rates re-estimated in
-    /// bulk): the incremental sweep would need `pages/4` calls of `next` to see it, and a `λ_0`
+    /// bulk): the incremental sweep would need `pages/4` calls of `next` or more to see it, and a `λ_0`
     /// left far above every page's `V(∞)` parks every host. Before the first `next`, nothing to
     /// do.
     pub fn resolve_lambda0(&mut self) {
@@ -322,7 +322,7 @@ impl<O: Objective> Scheduler<O> {
             + self.pages.capacity() * size_of::<PageSlot>()
             + self.hosts.capacity() * size_of::<HostState>()
             + queues * size_of::<PageEntry>()
-            + self.ready.capacity() * size_of::<HostEntry>()
+            + self.ready.allocated_bytes()
             + self.contenders.capacity() * size_of::<Contender>()
             + self.parked.capacity() * size_of::<ParkedHost>()
             + self.sweep.allocated_bytes()
@@ -364,10 +364,23 @@ impl<O: Objective> Scheduler<O> {
     /// Gives a page (not in flight) a fresh queue entry under its host's threshold, and brings
     /// its host forward in the global queue if the page may make it ready sooner.
     pub(super) fn enqueue(&mut self, page: u32) {
-        let Some(slot) = self.pages.get_mut(page as usize) else { return };
+        let Some(slot) = self.queue_page(page) else { return };
+        let Some(host) = self.hosts.get(slot.host as usize) else { return };
+        if self.started && host.in_flight.is_none() {
+            let eligible = due_time(self.objective, &slot, self.lambda0 * HOST_KEY_MARGIN).max(host.free_at);
+            if eligible < host.ready_key {
+                self.schedule_host(slot.host);
+            }
+        }
+    }
+
+    /// Gives a page (not in flight) a fresh entry in its host's queue, without touching the
+    /// global queue; returns its slot.
+    pub(super) fn queue_page(&mut self, page: u32) -> Option<PageSlot> {
+        let slot = self.pages.get_mut(page as usize)?;
         let generation = slot.bump_generation();
         let slot = *slot;
-        let Some(host) = self.hosts.get_mut(slot.host as usize) else { return };
+        let host = self.hosts.get_mut(slot.host as usize)?;
         let key = due_time(self.objective, &slot, self.lambda0 + host.lambda);
         host.queue.push(PageEntry { key, page, generation });
         if key == f64::INFINITY {
@@ -378,12 +391,7 @@ impl<O: Objective> Scheduler<O> {
             host.rekey(self.objective, &self.pages, self.lambda0 + host.lambda);
             self.stats.host_rekeys += 1;
         }
-        if self.started && host.in_flight.is_none() {
-            let eligible = due_time(self.objective, &slot, self.lambda0 * HOST_KEY_MARGIN).max(host.free_at);
-            if eligible < host.ready_key {
-                self.schedule_host(slot.host);
-            }
-        }
+        Some(slot)
     }
 
     /// Initialises `λ_0` and rebuilds every queue with it.
