@@ -184,13 +184,18 @@ impl<O: Objective> Scheduler<O> {
             self.hosts.get_mut(slot.host as usize).ok_or(OnlineError::UnknownHost(HostId(slot.host)))?;
         host.in_flight = host.in_flight.saturating_sub(1);
         let earliest_by_gap = earliest_after(host.last_start, host.politeness.gap());
+        // With more than one slot, a back-off another fetch of the host reported stands: the
+        // host's earliest start only moves later.
+        let floor = if self.host_slots > 1 { host.free_at } else { f64::NEG_INFINITY };
         let page_slot = &mut self.pages[page.0 as usize];
         match outcome {
             Outcome::Fetched | Outcome::Failed => {
                 page_slot.mark_fetched(host.last_start);
-                host.free_at = earliest_by_gap.max(clock);
+                host.free_at = earliest_by_gap.max(clock).max(floor);
             }
-            Outcome::BackOff { retry_after } => host.free_at = earliest_by_gap.max(clock + retry_after),
+            Outcome::BackOff { retry_after } => {
+                host.free_at = earliest_by_gap.max(clock + retry_after).max(floor);
+            }
         }
         page_slot.set_in_flight(false);
         if page_slot.is_present() {

@@ -110,7 +110,8 @@ impl<O: Objective> Scheduler<O> {
     /// polite setting). Starts on one host stay at least its gap apart (`min_delay`,
     /// `1/max_rate`) whatever the slots; with more than one, a host's capacity is no longer
     /// `1/gap` bounded by its fetch durations. Meant for crawls whose politeness is explicitly
-    /// off (benchmarks against one's own server), never a default.
+    /// off (benchmarks against one's own server), never a default. A page is recorded as fetched
+    /// at its host's latest start, which with several slots may be a later fetch's start.
     #[must_use]
     pub fn with_host_slots(mut self, slots: u32) -> Self {
         self.host_slots = slots.max(1);
