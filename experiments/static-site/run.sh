@@ -5,9 +5,10 @@
 # index, a robots.txt disallowing /private/, which 200 pages link to) served by nginx on a free
 # 127.0.0.1 port with its own config in a temporary directory (not the system nginx), crawled in
 # turn by:
-#   - freshet crawl (release build): robots.txt obeyed, one request at a time per host (its only
-#     mode), politeness explicitly off (--delay 0, --rate 1e6), one pass (--revisit once), WARC
-#     (per-record gzip), crawl log and frontier store on, sitemaps on;
+#   - freshet crawl (release build): robots.txt obeyed, politeness explicitly off (--delay 0,
+#     --rate 1e6; FRESHET_FLAGS may add --max-in-flight-per-host N, default one request at a
+#     time per host), one pass (--revisit once), WARC (per-record gzip), crawl log and frontier
+#     store on, sitemaps on;
 #   - wget --recursive (robots.txt obeyed by default), files deleted after parsing; and again with
 #     --warc-file (wget's own WARC writer), the closer match to freshet;
 #   - Scrapy (PyPI, in .venv-bench under the worktree, gitignored), a minimal spider
