@@ -16,7 +16,7 @@ pages=100000
 work=$(mktemp -d /tmp/testweb-100k.XXXXXX)
 server=
 cleanup() {
-    [[ -n $server ]] && kill "$server" 2> /dev/null && wait "$server" 2> /dev/null
+    [[ -n $server ]] && kill "$server" 2> /dev/null && wait "$server" 2> /dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT

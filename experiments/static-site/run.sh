@@ -44,7 +44,7 @@ fi
 work=$(mktemp -d /tmp/static-site.XXXXXX)
 nginx_pid=
 cleanup() {
-    [[ -n $nginx_pid ]] && kill "$nginx_pid" 2> /dev/null && wait "$nginx_pid" 2> /dev/null
+    [[ -n $nginx_pid ]] && kill "$nginx_pid" 2> /dev/null && wait "$nginx_pid" 2> /dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
