@@ -86,6 +86,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) delay: Option<f64>,
     pub(crate) max_in_flight: Option<usize>,
     pub(crate) max_in_flight_per_ip: Option<usize>,
+    pub(crate) max_in_flight_per_host: Option<u32>,
     pub(crate) back_off: Option<f64>,
     pub(crate) max_back_offs: Option<u32>,
     pub(crate) robots_ttl: Option<f64>,
@@ -101,6 +102,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) resolve: Option<Vec<String>>,
     // Output and operation.
     pub(crate) warc_file_bytes: Option<u64>,
+    pub(crate) warc_gzip_level: Option<u32>,
     pub(crate) listen: Option<std::net::SocketAddr>,
 }
 
@@ -161,9 +163,10 @@ impl CrawlSettings {
             seeds, seeds_file, scope, max_depth, include, exclude, host_quota, content_types,
             sitemaps, max_sitemap_files, max_sitemap_urls, max_pages, duration, revisit, rate,
             importance, weights, change_interval, prior_fetches, max_failures, nutch_min_interval,
-            nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, back_off, max_back_offs,
-            robots_ttl, robots_retry, user_agent, connect_timeout, first_byte_timeout, timeout,
-            max_body_bytes, max_redirects, allow_private, resolve, warc_file_bytes, listen,
+            nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
+            back_off, max_back_offs, robots_ttl, robots_retry, user_agent, connect_timeout,
+            first_byte_timeout, timeout, max_body_bytes, max_redirects, allow_private, resolve,
+            warc_file_bytes, warc_gzip_level, listen,
         );
         Self { seeds, ..merged }
     }
@@ -226,11 +229,17 @@ impl CrawlSettings {
             ("warc-file-bytes", self.warc_file_bytes),
             ("max-in-flight", self.max_in_flight.map(|n| n as u64)),
             ("max-failures", self.max_failures.map(u64::from)),
+            ("max-in-flight-per-host", self.max_in_flight_per_host.map(u64::from)),
         ];
         for (key, value) in at_least_one {
             if value == Some(0) {
                 bail!("{} 0: expected at least 1", origin.name(key));
             }
+        }
+        if let Some(level) = self.warc_gzip_level
+            && level > 9
+        {
+            bail!("{} {level}: expected a gzip level from 0 to 9", origin.name("warc-gzip-level"));
         }
         if let (Some(min), Some(max)) = (self.nutch_min_interval, self.nutch_max_interval)
             && min > max
@@ -342,6 +351,8 @@ impl CrawlSettings {
             fetch.resolve.push(freshet_fetch::parse_resolve(given)?);
         }
         config.warc_max_file_bytes = self.warc_file_bytes.unwrap_or(config.warc_max_file_bytes);
+        config.warc_gzip_level = self.warc_gzip_level.unwrap_or(config.warc_gzip_level);
+        config.max_in_flight_per_host = self.max_in_flight_per_host.unwrap_or(config.max_in_flight_per_host);
         config.validate()?;
         Ok(config)
     }
@@ -430,6 +441,7 @@ mod tests {
             delay: Some(1.0),
             max_in_flight: Some(64),
             max_in_flight_per_ip: Some(8),
+            max_in_flight_per_host: Some(1),
             back_off: Some(60.0),
             max_back_offs: Some(5),
             robots_ttl: Some(86_400.0),
@@ -443,6 +455,7 @@ mod tests {
             allow_private: Some(false),
             resolve: Some(vec!["example.com=93.184.215.14".into()]),
             warc_file_bytes: Some(1 << 30),
+            warc_gzip_level: Some(6),
             listen: Some("127.0.0.1:9100".parse().unwrap()),
         }
     }
@@ -457,7 +470,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 39);
+        assert_eq!(all.len(), 41);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

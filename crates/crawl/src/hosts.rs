@@ -19,6 +19,8 @@ pub(crate) struct HostState {
     pub(crate) robots_url: Url,
     /// Its robots.txt as last fetched (`None`: not fetched in this run).
     pub(crate) robots: Option<RobotsEntry>,
+    /// A robots.txt request is on the way (another page of the host waits for it).
+    pub(crate) robots_in_flight: bool,
     /// The delay between two requests: the configured one, raised by `Crawl-delay`, adapted by
     /// `capacity` (the delay in force there).
     pub(crate) delay: Duration,
@@ -69,6 +71,7 @@ impl HostState {
         Self {
             robots_url,
             robots: None,
+            robots_in_flight: false,
             delay,
             capacity: HostCapacity::new(delay),
             not_before: None,

@@ -4,6 +4,10 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
+use std::sync::Arc;
+
+use freshet_content::MainText;
+use freshet_fetch::links::{LinkOptions, PageLinks, extract_links};
 use freshet_fetch::sitemap::{Sitemap, SitemapError, SitemapOptions, parse_sitemap};
 use freshet_fetch::{Fetch, FetchError, Fetcher, Outcome, Validators};
 use freshet_robots::Redirects;
@@ -80,11 +84,46 @@ pub(crate) struct JobResult {
     /// A sitemap job's file, parsed (after `ended`, off the control task); `None` for other
     /// jobs and for a sitemap request that brought no body to read.
     pub(crate) sitemap: Option<Result<Sitemap, SitemapError>>,
+    /// A page job's HTML, read (after `ended`, off the control task).
+    pub(crate) analysis: Analysis,
+}
+
+/// What a page job read from a 2xx HTML body, on the fetch's own task so that the control task
+/// (one core) does not parse every page: the CPU-heavy part of completing a fetch.
+#[derive(Debug, Default)]
+pub(crate) struct Analysis {
+    /// Its links (`freshet_fetch::links`), for discovery.
+    pub(crate) links: Option<PageLinks>,
+    /// Its main text (`freshet_content`), for the content signature; only of a whole body.
+    pub(crate) text: Option<MainText>,
+}
+
+impl Analysis {
+    /// Reads `fetch`'s body if it is a 2xx HTML page: links always, main text if the body is
+    /// whole (a cut body's signature would not compare).
+    pub(crate) fn of(fetch: &Fetch, options: &LinkOptions) -> Self {
+        let Some(content) = fetch.content.as_ref().filter(|_| fetch.outcome.is_ok() && is_html(fetch)) else {
+            return Self::default();
+        };
+        let content_type = fetch.response.as_ref().and_then(|head| head.header("content-type"));
+        let links = extract_links(&fetch.url, content_type, content, options);
+        let text = fetch.truncated.is_none().then(|| MainText::from_html(&String::from_utf8_lossy(content)));
+        Self { links: Some(links), text }
+    }
+}
+
+/// Whether the answer is HTML (`text/html`, `application/xhtml+xml`, or no `Content-Type`).
+pub(crate) fn is_html(fetch: &Fetch) -> bool {
+    let content_type = fetch.response.as_ref().and_then(|head| head.header("content-type"));
+    content_type.is_none_or(|value| {
+        let value = value.to_ascii_lowercase();
+        value.starts_with("text/html") || value.starts_with("application/xhtml+xml")
+    })
 }
 
 impl Job {
-    /// Waits for the host's turn, then makes the requests.
-    pub(crate) async fn run(self, fetcher: Fetcher) -> JobResult {
+    /// Waits for the host's turn, then makes the requests; reads a page's HTML with `links`.
+    pub(crate) async fn run(self, fetcher: Fetcher, links: Arc<LinkOptions>) -> JobResult {
         if let Some(not_before) = self.not_before {
             tokio::time::sleep_until(not_before).await;
         }
@@ -103,7 +142,13 @@ impl Job {
             },
             _ => None,
         };
-        JobResult { fetches, ended, sitemap }
+        let analysis = match (&self.kind, &fetches) {
+            (JobKind::Page { .. }, Ok(fetches)) => {
+                fetches.first().map(|fetch| Analysis::of(fetch, &links)).unwrap_or_default()
+            }
+            _ => Analysis::default(),
+        };
+        JobResult { fetches, ended, sitemap, analysis }
     }
 }
 

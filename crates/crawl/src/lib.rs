@@ -30,6 +30,13 @@
 //!   `scheme://host:port`) and a gap between fetch starts of at least the host's delay: the
 //!   configured one (default 1 s), raised by robots.txt `Crawl-delay`, adapted to the host's
 //!   answers.
+//!   [`CrawlConfig::max_in_flight_per_host`] (default 1) raises the first bound, for
+//!   benchmarks against one's own server only (`--max-in-flight-per-host`): the gap between
+//!   starts, robots.txt (a host's other pages wait while its robots.txt is in flight) and
+//!   back-offs still hold.
+//! - Fetch jobs read their page's HTML themselves (links, main text: `job::Analysis`), on the
+//!   runtime's worker threads, so that the control task, which is one thread, keeps to the
+//!   signatures, WARC, store and log.
 //! - **Adaptive capacity** (seed 003: the host's limit is estimated continuously; see
 //!   [`capacity`]): that delay is the host's floor. Every page request's answer moves the delay:
 //!   429, 503 and other 5xx, timeouts, refused or reset connections double it (up to 10 min),

@@ -183,6 +183,34 @@ async fn a_full_crawl_fetches_every_allowed_page_once_politely_into_warc() {
     assert!(error.to_string().contains("--resume"), "{error}");
 }
 
+/// Politeness explicitly off (no delay, 4 fetches in flight per host, as the benchmarks run):
+/// still every allowed page once, nothing disallowed, and each host's robots.txt requested once,
+/// before any other request to the host (its other pages wait for it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_fetches_per_host_still_obey_robots_txt_and_fetch_each_page_once() {
+    let web = testweb(3, 300).await;
+    let data = tempfile::tempdir().unwrap();
+    let mut config = config(&web, data.path());
+    config.delay = Duration::ZERO;
+    config.max_in_flight_per_host = 4;
+    let summary = crawl(config, std::future::pending()).await;
+    let log = web.log().entries();
+    let requests = page_requests(&log);
+    let unique: HashSet<_> = requests.iter().cloned().collect();
+    assert_eq!(requests.len(), unique.len(), "a page was fetched twice");
+    assert_eq!(unique, allowed_pages(&web));
+    assert!(requests.iter().all(|(_, path)| !path.starts_with("/private/")));
+    let robots: Vec<&LogEntry> = log.iter().filter(|e| e.path == "/robots.txt").collect();
+    assert_eq!(robots.len(), 3, "robots.txt requested more than once per host");
+    for entry in log.iter().filter(|e| e.path != "/robots.txt") {
+        let first = robots.iter().find(|r| r.host == entry.host).unwrap();
+        assert!(first.seq < entry.seq, "{}{} requested before robots.txt", entry.host, entry.path);
+    }
+    assert_eq!(summary.stopped, StopReason::Done);
+    assert_eq!(summary.pages, unique.len() as u64);
+    assert!(summary.skipped > 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_interrupted_crawl_resumes_and_a_page_limit_stops_one() {
     let web = testweb(4, 120).await;

@@ -4,7 +4,6 @@
 use std::time::SystemTime;
 
 use freshet_content::{MainText, Signature};
-use freshet_fetch::links::{LinkOptions, extract_links};
 use freshet_fetch::{Fetch, Outcome, SizeStage, TimeoutPhase, Truncated, Validators};
 use freshet_frontier::{Completion, FrontierStore as _, HostPoliteness, Op};
 use freshet_robots::{FetchOutcome, RobotsEntry};
@@ -16,7 +15,7 @@ use super::{Crawler, parse_stored, unix_now};
 use crate::capacity::DelayChange;
 use crate::error::Result;
 use crate::hosts::Verdict;
-use crate::job::{Job, JobKind, JobResult};
+use crate::job::{Analysis, Job, JobKind, JobResult};
 use crate::log::{LogKind, LogLine};
 use crate::revisit::{self, ContentCheck, PageMemory, Revisit};
 
@@ -56,17 +55,21 @@ impl Crawler {
                 let state = self.host_mut(job.host)?;
                 state.not_before = Some(result.ended + state.delay);
                 match fetches.first() {
-                    Some(fetch) => self.page_done(&job, fetch, depth, last_fetch, now, change),
-                    None => self.finish_page(&job, None, Done::Failed, now),
+                    Some(fetch) => {
+                        self.page_done(&job, fetch, result.analysis, depth, last_fetch, now, change)
+                    }
+                    None => self.finish_page(&job, None, None, Done::Failed, now),
                 }
             }
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn page_done(
         &mut self,
         job: &Job,
         fetch: &Fetch,
+        analysis: Analysis,
         depth: u32,
         last_fetch: Option<f64>,
         now: f64,
@@ -101,11 +104,7 @@ impl Crawler {
             }
             Outcome::Ok { .. } => {
                 let first = self.pending_urls.len();
-                if let Some(content) = fetch.content.as_ref().filter(|_| is_html(fetch)) {
-                    let options =
-                        LinkOptions { robots_agent: Some(self.agent.clone()), ..LinkOptions::default() };
-                    let content_type = fetch.response.as_ref().and_then(|head| head.header("content-type"));
-                    let found = extract_links(&fetch.url, content_type, content, &options);
+                if let Some(found) = analysis.links {
                     line.links = Some(found.links.len());
                     if let Some(max) =
                         self.config.max_depth.filter(|&max| depth >= max && !found.links.is_empty())
@@ -155,7 +154,8 @@ impl Crawler {
         }
         note_delay_change(&mut line, delay_change);
         self.log.write(&line)?;
-        self.finish_page(job, Some(fetch), if ok { Done::Fetched } else { Done::Failed }, now)
+        let done = if ok { Done::Fetched } else { Done::Failed };
+        self.finish_page(job, Some(fetch), analysis.text, done, now)
     }
 
     /// The page's fetch is over: what it teaches goes into its memory and its change-rate
@@ -163,7 +163,14 @@ impl Crawler {
     /// commit, and the scheduler hears the outcome with the page's new `(w, λ)` — or, if the
     /// page is not to be revisited (a one-pass crawl, a page gone, too many failures), the page
     /// leaves the scheduler and its completion has no next due time.
-    fn finish_page(&mut self, job: &Job, fetch: Option<&Fetch>, done: Done, now: f64) -> Result<()> {
+    fn finish_page(
+        &mut self,
+        job: &Job,
+        fetch: Option<&Fetch>,
+        text: Option<MainText>,
+        done: Done,
+        now: f64,
+    ) -> Result<()> {
         let JobKind::Page { validators, memory, fingerprint, weight, change_rate, .. } = &job.kind else {
             return Ok(());
         };
@@ -180,7 +187,7 @@ impl Crawler {
         let mut memory = **memory;
         let new_fingerprint = match fetch {
             Some(fetch) if fetch.outcome.is_ok() => {
-                self.content_fingerprint(job.host, fetch, memory.last_content.is_none())?
+                self.content_fingerprint(job.host, fetch, text, memory.last_content.is_none())?
             }
             _ => fingerprint.clone(),
         };
@@ -267,22 +274,21 @@ impl Crawler {
         Ok(())
     }
 
-    /// The fingerprint of a 2xx body: the main-text signature of an HTML page
-    /// (`freshet-content`: markup, scripts, noise elements and the host's boilerplate left
-    /// out), else the xxh3-128 of the body (empty if the body is incomplete). A page's first
-    /// fetch also teaches its host's boilerplate table (only the first, so that a page fetched
-    /// often does not count as many pages).
+    /// The fingerprint of a 2xx body: the main-text signature of an HTML page (`text`, read
+    /// by the job: `freshet-content`, markup, scripts, noise elements and the host's
+    /// boilerplate left out), else the xxh3-128 of the body (empty if the body is incomplete).
+    /// A page's first fetch also teaches its host's boilerplate table (only the first, so that
+    /// a page fetched often does not count as many pages).
     fn content_fingerprint(
         &mut self,
         host: freshet_schedule::online::HostId,
         fetch: &Fetch,
+        text: Option<MainText>,
         first_fetch: bool,
     ) -> Result<Vec<u8>> {
-        let Some(content) = fetch.content.as_ref().filter(|_| is_html(fetch) && fetch.truncated.is_none())
-        else {
+        let Some(text) = text else {
             return Ok(fetch.fingerprint.map(|print| print.to_be_bytes().to_vec()).unwrap_or_default());
         };
-        let text = MainText::from_html(&String::from_utf8_lossy(content));
         let state = self.host_mut(host)?;
         let signature = Signature::of_text(&text, Some(&state.boilerplate));
         if first_fetch {
@@ -352,6 +358,7 @@ impl Crawler {
         let configured = self.config.delay;
         let give_up_after = self.robots_attempts_before_giving_up();
         let state = self.host_mut(job.host)?;
+        state.robots_in_flight = false;
         match &mut state.robots {
             Some(entry) => entry.record(outcome, now, &policy),
             None => state.robots = Some(RobotsEntry::new(outcome, now, &policy)),
@@ -464,14 +471,6 @@ fn robots_outcome(last: Option<&Fetch>) -> FetchOutcome<'_> {
         _ if (200..300).contains(&head.status) => FetchOutcome::Unreachable,
         _ => FetchOutcome::from_status(head.status, &[]),
     }
-}
-
-fn is_html(fetch: &Fetch) -> bool {
-    let content_type = fetch.response.as_ref().and_then(|head| head.header("content-type"));
-    content_type.is_none_or(|value| {
-        let value = value.to_ascii_lowercase();
-        value.starts_with("text/html") || value.starts_with("application/xhtml+xml")
-    })
 }
 
 fn truncation(truncated: Truncated) -> Truncation {

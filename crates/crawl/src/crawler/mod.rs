@@ -3,8 +3,10 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use freshet_fetch::links::LinkOptions;
 use freshet_fetch::{Fetcher, Validators};
 use freshet_frontier::{CommitReport, Discovery, FrontierStore, HostPoliteness, Op, RedbStore, StoredPage};
 use freshet_schedule::online::{
@@ -80,6 +82,8 @@ pub struct Crawler {
     config: CrawlConfig,
     agent: String,
     fetcher: Fetcher,
+    /// How page jobs extract links (the robots meta named after `agent` counts).
+    link_options: Arc<LinkOptions>,
     store: RedbStore,
     scheduler: Scheduler,
     warc: WarcWriter,
@@ -120,6 +124,10 @@ pub struct Crawler {
     summary: CrawlSummary,
 }
 
+/// How long a page picked while its host's robots.txt is in flight waits before it is offered
+/// again (only with more than one slot per host).
+const ROBOTS_WAIT: Duration = Duration::from_millis(5);
+
 /// Seconds since the Unix epoch: the scheduler's and the store's time (see the crate docs).
 pub(crate) fn unix_now() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |since| since.as_secs_f64())
@@ -147,15 +155,21 @@ impl Crawler {
         let recovered_in_flight = store.recover()?;
         let options = WriterOptions {
             max_file_bytes: config.warc_max_file_bytes,
+            gzip_level: config.warc_gzip_level,
             warcinfo_fields: vec![("robots".into(), "obey".into())],
             ..WriterOptions::default()
         };
         let (warc, recovery) = WarcWriter::open(&config.warc_dir(), options)?;
         let (log, log_bytes_cut) = CrawlLog::open(&config.log_path())?;
-        let scheduler = Scheduler::freshness(Budget::new(config.rate))?;
+        let scheduler =
+            Scheduler::freshness(Budget::new(config.rate))?.with_host_slots(config.max_in_flight_per_host);
         let (admin_sender, admin_requests) = mpsc::channel(16);
         let mut crawler = Self {
             agent: config.robots_agent(),
+            link_options: Arc::new(LinkOptions {
+                robots_agent: Some(config.robots_agent()),
+                ..LinkOptions::default()
+            }),
             fetcher: Fetcher::new(config.fetch.clone())?,
             store,
             scheduler,
@@ -464,7 +478,17 @@ impl Crawler {
                     change_rate: record.change_rate,
                 }
             }
-            Verdict::Unknown => JobKind::Robots,
+            // With more than one slot per host, another page of the host may be picked while
+            // its robots.txt is on the way: handed back for a moment, never fetched unchecked.
+            Verdict::Unknown if self.host_mut(host)?.robots_in_flight => {
+                let retry_after = ROBOTS_WAIT.as_secs_f64();
+                self.scheduler.fetched(page, Done::BackOff { retry_after }, now)?;
+                return Ok(());
+            }
+            Verdict::Unknown => {
+                self.host_mut(host)?.robots_in_flight = true;
+                JobKind::Robots
+            }
             Verdict::WaitUntil(at) => {
                 self.scheduler.fetched(page, Done::BackOff { retry_after: (at - now).max(0.0) }, now)?;
                 return Ok(());
@@ -479,7 +503,7 @@ impl Crawler {
             JobKind::Page { .. } | JobKind::Sitemap(_) => url,
         };
         let job = Job { page, host, url, not_before, delay, kind };
-        let handle = self.jobs.spawn(job.clone().run(self.fetcher.clone()));
+        let handle = self.jobs.spawn(job.clone().run(self.fetcher.clone(), Arc::clone(&self.link_options)));
         self.in_flight.insert(handle.id(), job);
         Ok(())
     }

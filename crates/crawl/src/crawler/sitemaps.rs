@@ -7,6 +7,7 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use freshet_fetch::sitemap::{LocationRule, Sitemap, SitemapError, SitemapFormat, SitemapOptions};
 use freshet_fetch::{Fetch, Outcome};
@@ -143,7 +144,7 @@ impl Crawler {
         let Some(url) = next else { return Ok(false) };
         let options = SitemapOptions { location, ..SitemapOptions::default() };
         let job = Job { page, host, url, not_before, delay, kind: JobKind::Sitemap(Box::new(options)) };
-        let handle = self.jobs.spawn(job.clone().run(self.fetcher.clone()));
+        let handle = self.jobs.spawn(job.clone().run(self.fetcher.clone(), Arc::clone(&self.link_options)));
         self.in_flight.insert(handle.id(), job);
         Ok(true)
     }

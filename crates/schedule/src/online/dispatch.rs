@@ -163,15 +163,20 @@ impl<O: Objective> Scheduler<O> {
         let clock = self.clock;
         let host =
             self.hosts.get_mut(slot.host as usize).ok_or(OnlineError::UnknownHost(HostId(slot.host)))?;
-        host.in_flight = None;
+        host.in_flight = host.in_flight.saturating_sub(1);
         let earliest_by_gap = earliest_after(host.last_start, host.politeness.gap());
+        // With more than one slot, a back-off another fetch of the host reported stands: the
+        // host's earliest start only moves later.
+        let floor = if self.host_slots > 1 { host.free_at } else { f64::NEG_INFINITY };
         let page_slot = &mut self.pages[page.0 as usize];
         match outcome {
             Outcome::Fetched | Outcome::Failed => {
                 page_slot.mark_fetched(host.last_start);
-                host.free_at = earliest_by_gap.max(clock);
+                host.free_at = earliest_by_gap.max(clock).max(floor);
             }
-            Outcome::BackOff { retry_after } => host.free_at = earliest_by_gap.max(clock + retry_after),
+            Outcome::BackOff { retry_after } => {
+                host.free_at = earliest_by_gap.max(clock + retry_after).max(floor);
+            }
         }
         page_slot.set_in_flight(false);
         if page_slot.is_present() {
@@ -306,9 +311,9 @@ impl<O: Objective> Scheduler<O> {
     /// host is absent, in flight, or has no page. Re-keys the host's queue first if its
     /// threshold drifted.
     pub(super) fn host_ready_time(&mut self, host: u32, threshold: f64) -> Option<(f64, PageEntry)> {
-        let lambda0 = self.lambda0;
+        let (lambda0, slots) = (self.lambda0, self.host_slots);
         let state = self.hosts.get_mut(host as usize)?;
-        if !state.present || state.in_flight.is_some() {
+        if !state.present || state.in_flight >= slots {
             return None;
         }
         let host_threshold = lambda0 + state.lambda;
@@ -367,15 +372,23 @@ impl<O: Objective> Scheduler<O> {
         state.queue.pop();
         slot.set_in_flight(true);
         state.record_service(value_now(self.objective, slot, clock), lambda0);
-        state.in_flight = Some(chosen);
+        state.in_flight += 1;
         state.last_start = clock;
         state.generation = state.generation.wrapping_add(1);
         state.ready_key = f64::INFINITY;
         state.fetches += 1;
+        // A host with a slot left may start again, but no sooner than its gap after this start.
+        let slot_left = state.in_flight < self.host_slots;
+        if slot_left {
+            state.free_at = state.free_at.max(earliest_after(clock, state.politeness.gap()));
+        }
         self.ready.remove(host);
         self.controller.consume();
         self.stats.fetches += 1;
         self.refresh_lambda0();
+        if slot_left {
+            self.schedule_host(host);
+        }
         Decision::Fetch { page: PageId(chosen), host: HostId(host) }
     }
 }

@@ -89,7 +89,7 @@ impl<O: Objective> Scheduler<O> {
             Status::NeverDue
         } else if eligible_at > now {
             Status::NotYetEligible
-        } else if host.in_flight.is_some() {
+        } else if host.in_flight >= self.host_slots {
             Status::HostBusy { until: None }
         } else if host.free_at > now {
             Status::HostBusy { until: Some(host.free_at) }

@@ -34,8 +34,8 @@ pub(super) struct HostState {
     pub(super) queue: BinaryHeap<PageEntry>,
     /// Pages of the host that are present (in flight or queued).
     pub(super) live_pages: u32,
-    /// The page being fetched, if any: at most one in flight.
-    pub(super) in_flight: Option<u32>,
+    /// Its fetches in flight: at most the scheduler's `host_slots` (one by default).
+    pub(super) in_flight: u32,
     /// Start of the latest fetch (`-∞` before the first).
     pub(super) last_start: f64,
     /// Earliest start allowed by the gap and any back-off (the slot is also closed while in

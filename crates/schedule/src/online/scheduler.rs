@@ -63,6 +63,8 @@ pub struct Scheduler<O: Objective = Freshness> {
     pub(super) stats: Stats,
     /// `stats.fetches` at the last rebuild of the global queue.
     pub(super) fetches_at_rebuild: u64,
+    /// At most this many fetches in flight per host (see [`Scheduler::with_host_slots`]).
+    pub(super) host_slots: u32,
 }
 
 impl Scheduler<Freshness> {
@@ -100,7 +102,20 @@ impl<O: Objective> Scheduler<O> {
             page_count: 0,
             stats: Stats::default(),
             fetches_at_rebuild: 0,
+            host_slots: 1,
         })
+    }
+
+    /// Lets each host have up to `slots` fetches in flight at once (at least 1; default 1, the
+    /// polite setting). Starts on one host stay at least its gap apart (`min_delay`,
+    /// `1/max_rate`) whatever the slots; with more than one, a host's capacity is no longer
+    /// `1/gap` bounded by its fetch durations. Meant for crawls whose politeness is explicitly
+    /// off (benchmarks against one's own server), never a default. A page is recorded as fetched
+    /// at its host's latest start, which with several slots may be a later fetch's start.
+    #[must_use]
+    pub fn with_host_slots(mut self, slots: u32) -> Self {
+        self.host_slots = slots.max(1);
+        self
     }
 
     /// Declares `host` or changes its politeness. A fetch in flight keeps its slot; the next start
@@ -366,7 +381,7 @@ impl<O: Objective> Scheduler<O> {
     pub(super) fn enqueue(&mut self, page: u32) {
         let Some(slot) = self.queue_page(page) else { return };
         let Some(host) = self.hosts.get(slot.host as usize) else { return };
-        if self.started && host.in_flight.is_none() {
+        if self.started && host.in_flight < self.host_slots {
             let eligible = due_time(self.objective, &slot, self.lambda0 * HOST_KEY_MARGIN).max(host.free_at);
             if eligible < host.ready_key {
                 self.schedule_host(slot.host);

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# The static-site crawl bench of issue 4, section 3 (a benchmark, not part of CI).
+#
+# A deterministic 20,000-page site of ~10 KB pages (gen_site.py: every page reachable from the
+# index, a robots.txt disallowing /private/, which 200 pages link to) served by nginx on a free
+# 127.0.0.1 port with its own config in a temporary directory (not the system nginx), crawled in
+# turn by:
+#   - freshet crawl (release build): robots.txt obeyed, politeness explicitly off (--delay 0,
+#     --rate 1e6; FRESHET_FLAGS may add --max-in-flight-per-host N, default one request at a
+#     time per host), one pass (--revisit once), WARC (per-record gzip), crawl log and frontier
+#     store on, sitemaps on;
+#   - wget --recursive (robots.txt obeyed by default), files deleted after parsing; and again with
+#     --warc-file (wget's own WARC writer), the closer match to freshet;
+#   - Scrapy (PyPI, in .venv-bench under the worktree, gitignored), a minimal spider
+#     (spider.py), its default concurrency (16, 8 per domain), ROBOTSTXT_OBEY.
+# For each: wall time, pages fetched (200 answers in nginx's access log; all N must be found,
+# none under /private/), pages per second and peak RSS (/usr/bin/time -v). Prints a table.
+#
+# usage: experiments/static-site/run.sh [--only freshet|wget|wget-warc|scrapy]... [N_PAGES]
+# Environment: FRESHET=BINARY (default: target/release/freshet, built first); FRESHET_FLAGS,
+# extra flags for freshet crawl (e.g. "--max-in-flight-per-host 8"); NAME, its row's name;
+# SITE=DIR keeps the generated site there for the next run (default: a temporary directory).
+# Installs nginx (apt-get) and scrapy (pip, into .venv-bench) if they are missing.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+only=()
+while [[ $# -gt 0 && $1 == --only ]]; do only+=("$2"); shift 2; done
+pages=${1:-20000}
+[[ ${#only[@]} -gt 0 ]] || only=(freshet wget wget-warc scrapy)
+wants() { local c; for c in "${only[@]}"; do [[ $c == "$1" ]] && return 0; done; return 1; }
+
+command -v nginx > /dev/null || [[ -x /usr/sbin/nginx ]] || apt-get install -y nginx > /dev/null
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+if wants scrapy && [[ ! -x $root/.venv-bench/bin/scrapy ]]; then
+    python3 -m venv "$root/.venv-bench"
+    "$root/.venv-bench/bin/pip" install -q scrapy
+fi
+freshet=${FRESHET:-$root/target/release/freshet}
+if wants freshet && [[ -z ${FRESHET:-} ]]; then
+    (cd "$root" && cargo build --release -q -p freshet)
+fi
+
+work=$(mktemp -d /tmp/static-site.XXXXXX)
+nginx_pid=
+cleanup() {
+    [[ -n $nginx_pid ]] && kill "$nginx_pid" 2> /dev/null && wait "$nginx_pid" 2> /dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+site=${SITE:-$work/site}
+[[ -f $site/robots.txt && -f $site/p/$(printf %05d $((pages - 1))).html ]] || python3 "$here/gen_site.py" "$site" "$pages"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$work/nginx"
+cat > "$work/nginx/nginx.conf" << CONF
+daemon off;
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+$([[ $(id -u) == 0 ]] && echo "user root;")
+events { worker_connections 1024; }
+http {
+    types { text/html html; text/plain txt; }
+    default_type application/octet-stream;
+    log_format bench '\$status \$request_uri \$http_user_agent';
+    access_log $work/nginx/access.log bench;
+    client_body_temp_path $work/nginx/body;
+    proxy_temp_path $work/nginx/proxy;
+    fastcgi_temp_path $work/nginx/fastcgi;
+    uwsgi_temp_path $work/nginx/uwsgi;
+    scgi_temp_path $work/nginx/scgi;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+    server {
+        listen 127.0.0.1:$port;
+        root $site;
+        index index.html;
+    }
+}
+CONF
+"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
+nginx_pid=$!
+for _ in $(seq 50); do
+    curl -sf -o /dev/null "http://127.0.0.1:$port/robots.txt" && break
+    sleep 0.1
+done
+base=http://127.0.0.1:$port/
+echo "site: $pages pages ($(du -sh --apparent-size "$site" | cut -f1)), nginx on $base; load: $(uptime)"
+
+rows=()
+# run NAME COMMAND...: times one crawler, counts its requests in nginx's log.
+run() {
+    local name=$1; shift
+    local before; before=$(wc -l < "$work/nginx/access.log")
+    local start end; start=$(date +%s.%N)
+    /usr/bin/time -v -o "$work/$name.time" "$@" > "$work/$name.out" 2>&1 || {
+        echo "$name failed:"; tail -20 "$work/$name.out"; }
+    end=$(date +%s.%N)
+    tail -n +"$((before + 1))" "$work/nginx/access.log" > "$work/$name.log"
+    local ok private distinct rss wall rate
+    ok=$(awk '$1 == 200 && $2 !~ /robots.txt$/' "$work/$name.log" | wc -l)
+    distinct=$(awk '$1 == 200 && $2 !~ /robots.txt$/ { print $2 }' "$work/$name.log" | sort -u | wc -l)
+    private=$(grep -c ' /private/' "$work/$name.log" || true)
+    rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$work/$name.time")
+    cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.1f", u + s }' "$work/$name.time")
+    wall=$(echo "$end - $start" | bc -l)
+    rate=$(echo "$ok / $wall" | bc -l)
+    printf '%-10s %6d pages (%d distinct, %d of /private/) in %7.2f s: %8.1f pages/s, peak RSS %6s MiB, CPU %s s\n' \
+        "$name" "$ok" "$distinct" "$private" "$wall" "$rate" "$rss" "$cpu"
+    [[ $distinct -eq $pages ]] || echo "  $name: found $distinct of $pages pages"
+    rows+=("$name $ok $wall $rate $rss $cpu")
+}
+
+if wants freshet; then
+    # shellcheck disable=SC2086 # FRESHET_FLAGS is a list of flags
+    run "${NAME:-freshet}" "$freshet" crawl "$base" --data "$work/freshet" --allow-private \
+        --delay 0 --rate 1000000 --revisit once --scope host ${FRESHET_FLAGS:-}
+    tail -2 "$work/${NAME:-freshet}.out"
+    echo "freshet WARC: $(du -sh --apparent-size "$work/freshet/warc" | cut -f1)"
+    rm -rf "$work/freshet"
+fi
+if wants wget; then
+    run wget wget --recursive --level=inf --no-parent --delete-after --no-verbose \
+        --directory-prefix="$work/wget" "$base"
+fi
+if wants wget-warc; then
+    mkdir -p "$work/wget-warc"
+    run wget-warc wget --recursive --level=inf --no-parent --delete-after --no-verbose \
+        --directory-prefix="$work/wget-warc" --warc-file="$work/wget-warc/crawl" "$base"
+    rm -rf "$work/wget-warc"
+fi
+if wants scrapy; then
+    run scrapy "$root/.venv-bench/bin/scrapy" runspider "$here/spider.py" -a "start=$base"
+fi
+
+echo
+echo "| crawler | pages | wall s | pages/s | peak RSS MiB | CPU s (user+sys) | pages/s ratio to the first freshet row |"
+echo "|---|---|---|---|---|---|---|"
+ref=
+for row in "${rows[@]}"; do
+    read -r name ok wall rate rss cpu <<< "$row"
+    [[ -z $ref && $name == freshet* ]] && ref=$rate
+done
+for row in "${rows[@]}"; do
+    read -r name ok wall rate rss cpu <<< "$row"
+    ratio=-
+    [[ -n $ref ]] && ratio=$(printf '%.2f' "$(echo "$rate / $ref" | bc -l)")
+    printf '| %s | %d | %.2f | %.0f | %s | %s | %s |\n' "$name" "$ok" "$wall" "$rate" "$rss" "$cpu" "$ratio"
+done
