@@ -93,7 +93,7 @@ echo "site: $pages pages ($(du -sh --apparent-size "$site" | cut -f1)), nginx on
 rows=()
 # run NAME COMMAND...: times one crawler, counts its requests in nginx's log.
 run() {
-    local name=$1; shift
+    local name=${1// /_}; shift
     local before; before=$(wc -l < "$work/nginx/access.log")
     local start end; start=$(date +%s.%N)
     /usr/bin/time -v -o "$work/$name.time" "$@" > "$work/$name.out" 2>&1 || {
