@@ -143,7 +143,11 @@ impl Crawler {
                     let first = self.pending_urls.len();
                     self.discover(location.clone(), depth + 1, Some(job.page));
                     self.link_sources.push((job.page, first..self.pending_urls.len()));
-                    self.redirect_trails.insert(location.to_string(), trail);
+                    // Remembered only for a target queued for admission (one out of scope or
+                    // past the depth limit is never admitted, and its trail would stay).
+                    if self.pending_urls.len() > first {
+                        self.redirect_trails.insert(location.to_string(), trail);
+                    }
                 }
             }
             _ => {}
