@@ -59,9 +59,15 @@
 //!   unless `allow_private` is set (tests and testweb set it, with `--resolve` overrides). A
 //!   host whose robots.txt request is refused so is marked refused: none of its pages is tried,
 //!   each gets a `skipped` line with outcome `address-refused`.
+//! - At most `FetchConfig::max_in_flight_per_ip` requests (default 8) are in flight to one IP
+//!   address over all the host names that resolve to it (the fetcher's per-IP gates).
 //! - Across runs: a run that stops cleanly (done, `max_pages`, Ctrl-C) stores each host's next
-//!   turn (`blocked_until`) and a resumed run waits for it. After `kill -9` that is lost: a
-//!   resumed run may call on a host sooner than the delay after the killed one's last request.
+//!   turn (`blocked_until`) and a resumed run waits for it. After `kill -9` that is lost, so a
+//!   resumed run waits a whole delay before its first request to every host it restores.
+//! - Failures that may pass (timeouts, 5xx, resets) are tried again, up to
+//!   [`CrawlConfig::max_failures`] in a row: in a one-pass crawl after a pause that doubles, else
+//!   at the page's next revisit. A 2xx answer of a type not in `FetchConfig::content_types` is
+//!   not downloaded (`unwanted-content-type`), archived or revisited.
 //!
 //! # robots.txt (RFC 9309)
 //! The first time the scheduler picks a page of a host, the host's robots.txt is fetched in that
