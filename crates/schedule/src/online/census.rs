@@ -91,8 +91,8 @@ impl<O: Objective> Scheduler<O> {
             .map(|(index, host)| HostNumbers {
                 host: HostId(index as u32),
                 lambda: host.lambda,
-                capacity: 1.0 / host.politeness.gap(),
-                fetches: host.fetches,
+                capacity: 1.0 / host.gap,
+                fetches: u64::from(host.fetches),
                 pages: host.live_pages,
             })
             .collect();

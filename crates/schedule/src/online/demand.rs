@@ -184,7 +184,7 @@ impl<O: Objective> Scheduler<O> {
         let (mut demand, mut slope) = (0.0, 0.0);
         let (mut with_demand, mut capped) = (0_usize, 0_usize);
         for (state, &(rate, rate_slope)) in self.hosts.iter().zip(host_sums) {
-            let capacity = 1.0 / state.politeness.gap();
+            let capacity = 1.0 / state.gap;
             if rate > 0.0 {
                 with_demand += 1;
             }

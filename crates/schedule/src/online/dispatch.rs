@@ -4,9 +4,8 @@
 use freshet_policy::Objective;
 
 use super::demand::{SWEEP_SLOTS_MOVING, SWEEP_SLOTS_SETTLED};
-use super::host::{Contender, ParkedHost};
+use super::host::{Contender, HeadView, ParkedHost};
 use super::keys::{due_time, value_now};
-use super::page::PageEntry;
 use super::scheduler::{HOST_KEY_MARGIN, REKEY_TOLERANCE};
 use super::{Decision, HostId, OnlineError, OnlineResult, Outcome, PageId, Scheduler};
 
@@ -86,10 +85,7 @@ impl<O: Objective> Scheduler<O> {
                 Some((f64::INFINITY, _)) => self.park(entry.host),
                 Some((ready_at, _)) if ready_at > horizon => self.push_host(entry.host, ready_at),
                 Some((ready_at, head)) => {
-                    let value = self
-                        .pages
-                        .get(head.page as usize)
-                        .map_or(0.0, |slot| value_now(self.objective, slot, ready_at.max(self.clock)));
+                    let value = value_now(self.objective, &head.slot, ready_at.max(self.clock));
                     self.push_contender(entry.host, ready_at, value);
                 }
             }
@@ -164,7 +160,7 @@ impl<O: Objective> Scheduler<O> {
         let host =
             self.hosts.get_mut(slot.host as usize).ok_or(OnlineError::UnknownHost(HostId(slot.host)))?;
         host.in_flight = host.in_flight.saturating_sub(1);
-        let earliest_by_gap = earliest_after(host.last_start, host.politeness.gap());
+        let earliest_by_gap = earliest_after(host.last_start, host.gap);
         // With more than one slot, a back-off another fetch of the host reported stands: the
         // host's earliest start only moves later.
         let floor = if self.host_slots > 1 { host.free_at } else { f64::NEG_INFINITY };
@@ -259,8 +255,7 @@ impl<O: Objective> Scheduler<O> {
         self.stats.host_rekeys += 1;
         let objective = self.objective;
         let best = state
-            .queue
-            .iter()
+            .queued()
             .filter_map(|entry| self.pages.get(entry.page as usize))
             .map(|slot| objective.marginal_at_zero(slot.page()))
             .fold(f64::NEG_INFINITY, f64::max);
@@ -310,10 +305,10 @@ impl<O: Objective> Scheduler<O> {
     /// of its slot's free time and the time the head's value reaches `threshold`. `None` if the
     /// host is absent, in flight, or has no page. Re-keys the host's queue first if its
     /// threshold drifted.
-    pub(super) fn host_ready_time(&mut self, host: u32, threshold: f64) -> Option<(f64, PageEntry)> {
+    pub(super) fn host_ready_time(&mut self, host: u32, threshold: f64) -> Option<(f64, HeadView)> {
         let (lambda0, slots) = (self.lambda0, self.host_slots);
         let state = self.hosts.get_mut(host as usize)?;
-        if !state.present || state.in_flight >= slots {
+        if !state.present || u32::from(state.in_flight) >= slots {
             return None;
         }
         let host_threshold = lambda0 + state.lambda;
@@ -325,13 +320,13 @@ impl<O: Objective> Scheduler<O> {
         if fresh.rekeyed {
             self.stats.host_rekeys += 1;
         }
-        let mut head = fresh.entry;
+        let mut head = fresh.head;
         // For a host with `λ_i = 0` asked at `λ_0` (the common case), the two thresholds are the
         // same number and so is the due time.
         let mut eligible = if threshold == host_threshold {
             fresh.due
         } else {
-            due_time(self.objective, self.pages.get(head.page as usize)?, threshold)
+            due_time(self.objective, &head.slot, threshold)
         };
         if eligible > state.free_at.max(self.clock) && state.lambda > 0.0 {
             // The slot opens with nothing worth a fetch: the host's capacity does not bind now,
@@ -353,14 +348,14 @@ impl<O: Objective> Scheduler<O> {
             }
             if drifted {
                 head = state.head(&self.pages)?;
-                eligible = due_time(self.objective, self.pages.get(head.page as usize)?, threshold);
+                eligible = due_time(self.objective, &head.slot, threshold);
             }
         }
         Some((state.free_at.max(eligible), head))
     }
 
     /// Starts fetching `head`, the live head of `host`'s queue, now.
-    fn start_fetch(&mut self, host: u32, head: PageEntry) -> Decision {
+    fn start_fetch(&mut self, host: u32, head: HeadView) -> Decision {
         let clock = self.clock;
         let lambda0 = self.lambda0;
         let chosen = head.page;
@@ -369,18 +364,18 @@ impl<O: Objective> Scheduler<O> {
         else {
             return Decision::Idle;
         };
-        state.queue.pop();
+        state.pop_head();
         slot.set_in_flight(true);
         state.record_service(value_now(self.objective, slot, clock), lambda0);
         state.in_flight += 1;
         state.last_start = clock;
         state.generation = state.generation.wrapping_add(1);
         state.ready_key = f64::INFINITY;
-        state.fetches += 1;
+        state.fetches = state.fetches.saturating_add(1);
         // A host with a slot left may start again, but no sooner than its gap after this start.
-        let slot_left = state.in_flight < self.host_slots;
+        let slot_left = u32::from(state.in_flight) < self.host_slots;
         if slot_left {
-            state.free_at = state.free_at.max(earliest_after(clock, state.politeness.gap()));
+            state.free_at = state.free_at.max(earliest_after(clock, state.gap));
         }
         self.ready.remove(host);
         self.controller.consume();

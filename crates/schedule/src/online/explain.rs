@@ -89,7 +89,7 @@ impl<O: Objective> Scheduler<O> {
             Status::NeverDue
         } else if eligible_at > now {
             Status::NotYetEligible
-        } else if host.in_flight >= self.host_slots {
+        } else if u32::from(host.in_flight) >= self.host_slots {
             Status::HostBusy { until: None }
         } else if host.free_at > now {
             Status::HostBusy { until: Some(host.free_at) }
@@ -122,6 +122,6 @@ impl<O: Objective> Scheduler<O> {
         if host.needs_rekey(threshold, REKEY_TOLERANCE) {
             host.rekey(self.objective, &self.pages, threshold);
         }
-        host.fresh_head(self.objective, &self.pages, threshold).map(|fresh| fresh.entry.page)
+        host.fresh_head(self.objective, &self.pages, threshold).map(|fresh| fresh.head.page)
     }
 }

@@ -9,6 +9,17 @@ use super::Politeness;
 use super::keys::due_time;
 use super::page::{PageEntry, PageSlot};
 
+/// The live head of a host's queue, with a copy of its page's slot (from the host record's
+/// cache or from the page vector: the same values either way).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct HeadView {
+    /// Its key in the host's queue.
+    pub(super) key: f64,
+    pub(super) page: u32,
+    /// The page's weight, change rate, last fetch (or add time) and fetched-once flag.
+    pub(super) slot: PageSlot,
+}
+
 /// Weight of the latest fetch in the host's `λ_i` (an exponential moving average over about
 /// this many fetches' inverse).
 const HOST_LAMBDA_SMOOTHING: f64 = 1.0 / 16.0;
@@ -29,13 +40,16 @@ const HEAD_REFRESHES: u32 = 16;
 #[repr(align(128))]
 pub(super) struct HostState {
     pub(super) present: bool,
-    pub(super) politeness: Politeness,
-    /// Its pages (not in flight), earliest key first; may hold stale entries.
-    pub(super) queue: BinaryHeap<PageEntry>,
+    /// The politeness gap between two starts (`Politeness::gap`).
+    pub(super) gap: f64,
+    /// Its pages (not in flight), earliest key first; may hold stale entries. Changed only
+    /// through the methods below, which keep the head cache (`head_*`) true.
+    queue: BinaryHeap<PageEntry>,
     /// Pages of the host that are present (in flight or queued).
     pub(super) live_pages: u32,
-    /// Its fetches in flight: at most the scheduler's `host_slots` (one by default).
-    pub(super) in_flight: u32,
+    /// Its fetches in flight: at most the scheduler's `host_slots` (one by default, at most
+    /// `u16::MAX`).
+    pub(super) in_flight: u16,
     /// Start of the latest fetch (`-∞` before the first).
     pub(super) last_start: f64,
     /// Earliest start allowed by the gap and any back-off (the slot is also closed while in
@@ -49,20 +63,34 @@ pub(super) struct HostState {
     pub(super) ready_key: f64,
     /// Generation of its live entry in the global queue.
     pub(super) generation: u32,
-    /// Fetches started on the host.
-    pub(super) fetches: u64,
+    /// Fetches started on the host (saturating: 4·10^9 are 136 years at one a second).
+    pub(super) fetches: u32,
     /// Pages pushed on its queue since the last re-keying.
     pub(super) pushes_since_rekey: u32,
     /// The largest `V(∞)` of a page keyed `∞` (worth less than the threshold at any age): once
     /// the threshold falls below it, that page is due and its key wrong, so the queue is re-keyed.
     pub(super) hidden_ceiling: f64,
+    /// Cache of the queue's live head (the entry `head` returns) and of its page's slot, so that
+    /// a look at a host whose queue and head page have not changed since the last look reads
+    /// this record only, not the queue's buffer and then the page's slot (two dependent cache
+    /// misses: most of a look's cost, BENCHMARKS.md "Online scheduler"). Valid while
+    /// `head_weight != 0` (weights are positive normal numbers). Forgotten whenever the queue
+    /// loses its head or is re-keyed, and by the scheduler when the head page is removed;
+    /// replaced when a pushed entry goes before it.
+    head_key: f64,
+    /// The head page's last fetch (or add time).
+    head_last: f64,
+    head_page: u32,
+    /// The head page's weight; negative for a page never fetched; 0 while nothing is cached.
+    head_weight: f32,
+    head_change_rate: f32,
 }
 
 impl HostState {
     pub(super) fn new(politeness: Politeness) -> Self {
         Self {
             present: true,
-            politeness,
+            gap: politeness.gap(),
             last_start: f64::NEG_INFINITY,
             free_at: f64::NEG_INFINITY,
             ready_key: f64::INFINITY,
@@ -72,8 +100,8 @@ impl HostState {
 
     /// Changes the politeness; the next start still respects the new gap from the last one.
     pub(super) fn set_politeness(&mut self, politeness: Politeness) {
-        self.politeness = politeness;
         let gap = politeness.gap();
+        self.gap = gap;
         let earliest = self.last_start + gap;
         let earliest = if earliest - self.last_start < gap {
             earliest + earliest.abs() * f64::EPSILON
@@ -83,17 +111,87 @@ impl HostState {
         self.free_at = self.free_at.max(earliest);
     }
 
-    /// The live entry at the head of the queue, dropping stale ones on the way.
-    pub(super) fn head(&mut self, pages: &[PageSlot]) -> Option<PageEntry> {
+    /// The live entry at the head of the queue, dropping stale ones on the way: from the cache
+    /// when it holds one, else from the queue and the page vector (then cached).
+    pub(super) fn head(&mut self, pages: &[PageSlot]) -> Option<HeadView> {
+        if let Some(cached) = self.cached_head() {
+            return Some(cached);
+        }
         while let Some(entry) = self.queue.peek().copied() {
             match pages.get(entry.page as usize) {
-                Some(slot) if slot.is_live(&entry) => return Some(entry),
+                Some(slot) if slot.is_live(&entry) => {
+                    self.remember_head(&entry, slot);
+                    return Some(HeadView { key: entry.key, page: entry.page, slot: *slot });
+                }
                 _ => {
                     self.queue.pop();
                 }
             }
         }
         None
+    }
+
+    /// The cached head, if one is cached.
+    fn cached_head(&self) -> Option<HeadView> {
+        if self.head_weight == 0.0 {
+            return None;
+        }
+        let slot = PageSlot::detached(
+            self.head_weight.abs(),
+            self.head_change_rate,
+            self.head_last,
+            self.head_weight > 0.0,
+        );
+        Some(HeadView { key: self.head_key, page: self.head_page, slot })
+    }
+
+    fn remember_head(&mut self, entry: &PageEntry, slot: &PageSlot) {
+        self.head_key = entry.key;
+        self.head_page = entry.page;
+        self.head_last = slot.last;
+        self.head_change_rate = slot.change_rate;
+        self.head_weight = if slot.was_fetched() { slot.weight } else { -slot.weight };
+    }
+
+    /// Drops the head cache (the next `head` reads the queue).
+    pub(super) fn forget_head(&mut self) {
+        self.head_weight = 0.0;
+    }
+
+    /// Drops the head cache if it holds `page` (a page removed or changed).
+    pub(super) fn forget_head_if(&mut self, page: u32) {
+        if self.head_page == page {
+            self.forget_head();
+        }
+    }
+
+    /// Pushes `entry` (of the page in `slot`) on the queue. The cache follows: the new entry is
+    /// the head if it goes before the cached one; a new entry of the cached head's page makes
+    /// the cached entry stale.
+    pub(super) fn push(&mut self, entry: PageEntry, slot: &PageSlot) {
+        let cached = self.head_weight != 0.0;
+        if cached && entry.key.total_cmp(&self.head_key).then(entry.page.cmp(&self.head_page)).is_lt() {
+            self.remember_head(&entry, slot);
+        } else if entry.page == self.head_page {
+            self.forget_head();
+        }
+        self.queue.push(entry);
+    }
+
+    /// Pops the queue's head (the one `head` returned).
+    pub(super) fn pop_head(&mut self) {
+        self.queue.pop();
+        self.forget_head();
+    }
+
+    /// The queue's entries (live and stale), in no order.
+    pub(super) fn queued(&self) -> impl Iterator<Item = &PageEntry> {
+        self.queue.iter()
+    }
+
+    /// Bytes held by the queue's buffer.
+    pub(super) fn queue_capacity(&self) -> usize {
+        self.queue.capacity()
     }
 
     /// The live head of the queue with its key fresh under `threshold`: a head keyed under a
@@ -112,22 +210,34 @@ impl HostState {
     ) -> Option<FreshHead> {
         for _ in 0..HEAD_REFRESHES {
             let head = self.head(pages)?;
-            let fresh = due_time(objective, pages.get(head.page as usize)?, threshold);
+            let fresh = due_time(objective, &head.slot, threshold);
             if fresh <= head.key {
-                return Some(FreshHead { entry: head, due: fresh, rekeyed: false });
+                return Some(FreshHead { head, due: fresh, rekeyed: false });
             }
-            self.queue.pop();
-            self.queue.push(PageEntry { key: fresh, ..head });
+            // The head is the queue's top entry: its key moves later in place (a sift down).
+            // If it stays on top (a host whose other pages are due later still), it stays
+            // cached with its new key: the page's slot is not read again.
+            self.forget_head();
+            let mut moved = None;
+            if let Some(mut top) = self.queue.peek_mut() {
+                top.key = fresh;
+                moved = Some(*top);
+            }
+            if let (Some(moved), Some(top)) = (moved, self.queue.peek())
+                && top.page == moved.page
+                && top.generation == moved.generation
+            {
+                let top = *top;
+                self.remember_head(&top, &head.slot);
+            }
             if fresh == f64::INFINITY {
-                let ceiling =
-                    pages.get(head.page as usize).map_or(0.0, |slot| objective.marginal_at_zero(slot.page()));
-                self.hidden_ceiling = self.hidden_ceiling.max(ceiling);
+                self.hidden_ceiling = self.hidden_ceiling.max(objective.marginal_at_zero(head.slot.page()));
             }
         }
         self.rekey(objective, pages, threshold);
         let head = self.head(pages)?;
         // Re-keyed under `threshold`: every key is its page's due time under it.
-        Some(FreshHead { entry: head, due: head.key, rekeyed: true })
+        Some(FreshHead { head, due: head.key, rekeyed: true })
     }
 
     /// Folds a served page's value into `λ_i`.
@@ -138,6 +248,7 @@ impl HostState {
 
     /// Recomputes every live key with `threshold` and drops stale entries: `O(n_i)`.
     pub(super) fn rekey<O: Objective>(&mut self, objective: O, pages: &[PageSlot], threshold: f64) {
+        self.forget_head();
         let mut entries = std::mem::take(&mut self.queue).into_vec();
         let mut hidden_ceiling = 0.0_f64;
         entries.retain_mut(|entry| match pages.get(entry.page as usize) {
@@ -181,7 +292,7 @@ impl HostState {
 /// for, and whether the whole queue was re-keyed on the way.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct FreshHead {
-    pub(super) entry: PageEntry,
+    pub(super) head: HeadView,
     pub(super) due: f64,
     pub(super) rekeyed: bool,
 }

@@ -112,9 +112,11 @@ impl<O: Objective> Scheduler<O> {
     /// `1/gap` bounded by its fetch durations. Meant for crawls whose politeness is explicitly
     /// off (benchmarks against one's own server), never a default. A page is recorded as fetched
     /// at its host's latest start, which with several slots may be a later fetch's start.
+    /// At most `u16::MAX` (more are taken as that many: a host record counts its fetches in
+    /// flight in 16 bits).
     #[must_use]
     pub fn with_host_slots(mut self, slots: u32) -> Self {
-        self.host_slots = slots.max(1);
+        self.host_slots = slots.clamp(1, u32::from(u16::MAX));
         self
     }
 
@@ -243,6 +245,7 @@ impl<O: Objective> Scheduler<O> {
         let host = slot.host as usize;
         if let Some(state) = self.hosts.get_mut(host) {
             state.live_pages = state.live_pages.saturating_sub(1);
+            state.forget_head_if(page.0);
         }
         self.page_count -= 1;
         Ok(())
@@ -302,7 +305,7 @@ impl<O: Objective> Scheduler<O> {
     /// # Errors
     /// [`OnlineError::UnknownHost`].
     pub fn host_fetches(&self, host: HostId) -> OnlineResult<u64> {
-        self.host(host).map(|state| state.fetches)
+        self.host(host).map(|state| u64::from(state.fetches))
     }
 
     /// Number of pages present.
@@ -332,7 +335,7 @@ impl<O: Objective> Scheduler<O> {
     /// Bytes held by the scheduler's vectors and queues (capacities, not lengths): `O(hosts)`.
     #[must_use]
     pub fn allocated_bytes(&self) -> usize {
-        let queues: usize = self.hosts.iter().map(|host| host.queue.capacity()).sum();
+        let queues: usize = self.hosts.iter().map(HostState::queue_capacity).sum();
         size_of::<Self>()
             + self.pages.capacity() * size_of::<PageSlot>()
             + self.hosts.capacity() * size_of::<HostState>()
@@ -381,7 +384,7 @@ impl<O: Objective> Scheduler<O> {
     pub(super) fn enqueue(&mut self, page: u32) {
         let Some(slot) = self.queue_page(page) else { return };
         let Some(host) = self.hosts.get(slot.host as usize) else { return };
-        if self.started && host.in_flight < self.host_slots {
+        if self.started && u32::from(host.in_flight) < self.host_slots {
             let eligible = due_time(self.objective, &slot, self.lambda0 * HOST_KEY_MARGIN).max(host.free_at);
             if eligible < host.ready_key {
                 self.schedule_host(slot.host);
@@ -397,7 +400,7 @@ impl<O: Objective> Scheduler<O> {
         let slot = *slot;
         let host = self.hosts.get_mut(slot.host as usize)?;
         let key = due_time(self.objective, &slot, self.lambda0 + host.lambda);
-        host.queue.push(PageEntry { key, page, generation });
+        host.push(PageEntry { key, page, generation }, &slot);
         if key == f64::INFINITY {
             host.hidden_ceiling = host.hidden_ceiling.max(self.objective.marginal_at_zero(slot.page()));
         }
