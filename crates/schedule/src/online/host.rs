@@ -365,7 +365,90 @@ impl Ord for ParkedHost {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::HostState;
+    use crate::online::{Budget, Decision, HostId, Outcome, PageId, Politeness, Scheduler};
+
+    /// What the driver does at one step.
+    #[derive(Clone, Debug)]
+    enum Operation {
+        Add { page: u32, host: u32, weight: u16, rate: u16 },
+        Update { page: u32, weight: u16, rate: u16 },
+        Remove(u32),
+        /// `next`, and `fetched` at once for a fetch it starts (with a back-off when true).
+        Step(bool),
+        Advance(u8),
+    }
+
+    fn operation() -> impl Strategy<Value = Operation> {
+        prop_oneof![
+            3 => (0..48_u32, 0..4_u32, 1..1000_u16, 1..1000_u16)
+                .prop_map(|(page, host, weight, rate)| Operation::Add { page, host, weight, rate }),
+            1 => (0..48_u32, 1..1000_u16, 1..1000_u16)
+                .prop_map(|(page, weight, rate)| Operation::Update { page, weight, rate }),
+            1 => (0..48_u32).prop_map(Operation::Remove),
+            6 => any::<bool>().prop_map(Operation::Step),
+            2 => any::<u8>().prop_map(Operation::Advance),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// The head a host record caches is, after any sequence of verbs, the head its queue and
+        /// the page vector give (the cache changes no decision).
+        #[test]
+        fn the_cached_head_is_the_queue_head(operations in proptest::collection::vec(operation(), 0..300)) {
+            let mut scheduler = Scheduler::freshness(Budget::new(2.0)).unwrap();
+            for host in 0..4 {
+                scheduler.set_host(HostId(host), Politeness::rate(1.0 + f64::from(host))).unwrap();
+            }
+            let mut now = 0.0;
+            let mut in_flight: Vec<PageId> = Vec::new();
+            for operation in operations {
+                match operation {
+                    Operation::Add { page, host, weight, rate } => {
+                        let _ = scheduler.add(PageId(page), HostId(host), f64::from(weight), f64::from(rate) / 100.0, now);
+                    }
+                    Operation::Update { page, weight, rate } => {
+                        let _ = scheduler.update(PageId(page), f64::from(weight), f64::from(rate) / 100.0);
+                    }
+                    Operation::Remove(page) => {
+                        let _ = scheduler.remove(PageId(page));
+                    }
+                    Operation::Step(back_off) => {
+                        if let Decision::Fetch { page, .. } = scheduler.next(now) {
+                            in_flight.push(page);
+                        }
+                        if let Some(page) = in_flight.pop() {
+                            let outcome =
+                                if back_off { Outcome::BackOff { retry_after: 0.5 } } else { Outcome::Fetched };
+                            scheduler.fetched(page, outcome, now).unwrap();
+                        }
+                    }
+                    Operation::Advance(step) => now += f64::from(step) / 64.0,
+                }
+                for host in &scheduler.hosts {
+                    if let Some(cached) = host.cached_head() {
+                        let mut uncached = host.clone();
+                        uncached.forget_head();
+                        let expected = uncached.head(&scheduler.pages);
+                        prop_assert!(expected.is_some(), "a head is cached for an empty queue");
+                        if let Some(expected) = expected {
+                            let slot = &scheduler.pages[expected.page as usize];
+                            prop_assert_eq!(cached.page, expected.page);
+                            prop_assert_eq!(cached.key.to_bits(), expected.key.to_bits());
+                            prop_assert_eq!(cached.slot.weight, slot.weight);
+                            prop_assert_eq!(cached.slot.change_rate, slot.change_rate);
+                            prop_assert_eq!(cached.slot.last.to_bits(), slot.last.to_bits());
+                            prop_assert_eq!(cached.slot.was_fetched(), slot.was_fetched());
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_host_is_one_aligned_pair_of_cache_lines() {
