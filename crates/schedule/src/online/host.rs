@@ -16,7 +16,9 @@ pub(super) struct HeadView {
     /// Its key in the host's queue.
     pub(super) key: f64,
     pub(super) page: u32,
-    /// The page's weight, change rate, last fetch (or add time) and fetched-once flag.
+    /// The page's weight, change rate, last fetch (or add time) and fetched-once flag (from
+    /// the cache, its host and generation fields are not the page's: only the formulas of
+    /// `keys.rs` read it).
     pub(super) slot: PageSlot,
 }
 
@@ -365,6 +367,8 @@ impl Ord for ParkedHost {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use proptest::prelude::*;
 
     use super::HostState;
@@ -373,8 +377,17 @@ mod tests {
     /// What the driver does at one step.
     #[derive(Clone, Debug)]
     enum Operation {
-        Add { page: u32, host: u32, weight: u16, rate: u16 },
-        Update { page: u32, weight: u16, rate: u16 },
+        Add {
+            page: u32,
+            host: u32,
+            weight: u16,
+            rate: u16,
+        },
+        Update {
+            page: u32,
+            weight: u16,
+            rate: u16,
+        },
         Remove(u32),
         /// `next`, and `fetched` at once for a fetch it starts (with a back-off when true).
         Step(bool),

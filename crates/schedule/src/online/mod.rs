@@ -51,7 +51,11 @@
 //!   λ_0)`, and moves or removes its entry in place; hosts due within a token interval move to a
 //!   heap of contenders keyed by their head page's value. Page entries and contenders are
 //!   invalidated by generation counters and dropped lazily; per page the scheduler holds a
-//!   24-byte slot and one live 16-byte heap entry (`page.rs`).
+//!   24-byte slot and one live 16-byte heap entry (`page.rs`). Each host record (128 bytes, one
+//!   aligned pair of cache lines) caches its queue's live head with that page's weight, change
+//!   rate and last fetch, so that a look at a host whose head has not changed reads the record
+//!   only, not the queue's buffer and then the page's slot (two dependent cache misses); the
+//!   cache is dropped whenever the head changes, and changes no decision.
 //!
 //! # Exactness when thresholds move
 //! Due times depend on thresholds that move, so keys go stale. What keeps them honest:
