@@ -13,8 +13,10 @@ use freshet_fetch::{Fetch, FetchError, Fetcher, Outcome, Validators};
 use freshet_robots::Redirects;
 use freshet_schedule::online::{HostId, PageId};
 use freshet_url::Url;
+use freshet_warc::{CaptureEncoder, EncodedCapture};
 use tokio::time::Instant;
 
+use crate::crawler::{is_archived, with_capture};
 use crate::log::LogKind;
 use crate::revisit::PageMemory;
 
@@ -70,6 +72,8 @@ pub(crate) struct Job {
     pub(crate) not_before: Option<Instant>,
     /// The host's delay, also kept between the hops of a robots.txt redirect chain.
     pub(crate) delay: Duration,
+    /// For a page job: encodes its WARC records in the task (see [`JobResult::encoded`]).
+    pub(crate) warc: Option<CaptureEncoder>,
     /// Page or robots.txt.
     pub(crate) kind: JobKind,
 }
@@ -86,6 +90,9 @@ pub(crate) struct JobResult {
     pub(crate) sitemap: Option<Result<Sitemap, SitemapError>>,
     /// A page job's HTML, read (after `ended`, off the control task).
     pub(crate) analysis: Analysis,
+    /// A page job's WARC records, encoded (compressed, digested) off the control task, which
+    /// appends them; `None` for other jobs and answers that are not archived.
+    pub(crate) encoded: Option<freshet_warc::Result<EncodedCapture>>,
 }
 
 /// What a page job read from a 2xx HTML body, on the fetch's own task so that the control task
@@ -142,13 +149,19 @@ impl Job {
             },
             _ => None,
         };
-        let analysis = match (&self.kind, &fetches) {
-            (JobKind::Page { .. }, Ok(fetches)) => {
-                fetches.first().map(|fetch| Analysis::of(fetch, &links)).unwrap_or_default()
+        let (analysis, encoded) = match (&self.kind, &fetches, fetches.as_ref().ok().and_then(|f| f.first())) {
+            (JobKind::Page { last_fetch, .. }, Ok(_), Some(fetch)) => {
+                let encoded = match &self.warc {
+                    Some(encoder) if is_archived(fetch) => {
+                        with_capture(fetch, *last_fetch, |capture| encoder.encode(capture)).transpose()
+                    }
+                    _ => None,
+                };
+                (Analysis::of(fetch, &links), encoded)
             }
-            _ => Analysis::default(),
+            _ => (Analysis::default(), None),
         };
-        JobResult { fetches, ended, sitemap, analysis }
+        JobResult { fetches, ended, sitemap, analysis, encoded }
     }
 }
 

@@ -29,7 +29,7 @@ use crate::revisit::{HostRates, PageMemory, Revisit};
 
 mod adapt;
 mod complete;
-pub(crate) use complete::log_time;
+pub(crate) use complete::{is_archived, log_time, with_capture};
 pub(crate) mod sitemaps;
 mod status;
 
@@ -502,7 +502,8 @@ impl Crawler {
             JobKind::Robots => self.host_mut(host)?.robots_url.clone(),
             JobKind::Page { .. } | JobKind::Sitemap(_) => url,
         };
-        let job = Job { page, host, url, not_before, delay, kind };
+        let warc = matches!(kind, JobKind::Page { .. }).then(|| self.warc.encoder());
+        let job = Job { page, host, url, not_before, delay, warc, kind };
         let handle = self.jobs.spawn(job.clone().run(self.fetcher.clone(), Arc::clone(&self.link_options)));
         self.in_flight.insert(handle.id(), job);
         Ok(())
