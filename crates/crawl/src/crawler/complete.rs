@@ -1,9 +1,10 @@
 //! What the control task does with a finished job: WARC records, the log line, the store's
 //! completion and the discovered links (queued for the group commit), the scheduler told.
 
+use std::sync::Arc;
 use std::time::SystemTime;
 
-use freshet_content::{MainText, Signature};
+use freshet_content::{BoilerplateSet, MainText, Signature};
 use freshet_fetch::{Fetch, Outcome, SizeStage, TimeoutPhase, Truncated, Validators};
 use freshet_frontier::{Completion, FrontierStore as _, HostPoliteness, Op};
 use freshet_robots::{FetchOutcome, RobotsEntry};
@@ -158,7 +159,8 @@ impl Crawler {
         note_delay_change(&mut line, delay_change);
         self.log.write(&line)?;
         let done = if ok { Done::Fetched } else { Done::Failed };
-        self.finish_page(job, Some(fetch), analysis.text, done, now)
+        let text = analysis.text.map(|text| (text, analysis.signature));
+        self.finish_page(job, Some(fetch), text, done, now)
     }
 
     /// The page's fetch is over: what it teaches goes into its memory and its change-rate
@@ -170,11 +172,12 @@ impl Crawler {
         &mut self,
         job: &Job,
         fetch: Option<&Fetch>,
-        text: Option<MainText>,
+        text: Option<(MainText, Option<Signature>)>,
         done: Done,
         now: f64,
     ) -> Result<()> {
-        let JobKind::Page { validators, memory, fingerprint, weight, change_rate, .. } = &job.kind else {
+        let JobKind::Page { validators, memory, fingerprint, weight, change_rate, boilerplate, .. } = &job.kind
+        else {
             return Ok(());
         };
         let received = fetch
@@ -190,7 +193,8 @@ impl Crawler {
         let mut memory = **memory;
         let new_fingerprint = match fetch {
             Some(fetch) if fetch.outcome.is_ok() => {
-                self.content_fingerprint(job.host, fetch, text, memory.last_content.is_none())?
+                let first_fetch = memory.last_content.is_none();
+                self.content_fingerprint(job.host, fetch, text, boilerplate, first_fetch)?
             }
             _ => fingerprint.clone(),
         };
@@ -282,18 +286,32 @@ impl Crawler {
     /// boilerplate left out), else the xxh3-128 of the body (empty if the body is incomplete).
     /// A page's first fetch also teaches its host's boilerplate table (only the first, so that
     /// a page fetched often does not count as many pages).
+    ///
+    /// The job computed the signature with the host's boilerplate set of its start
+    /// (`job_set`); it is taken when the table says the same of every block of the page now,
+    /// so it is the signature the table gives. Else it is computed again here, and the host's
+    /// set, found out of date, is taken anew.
     fn content_fingerprint(
         &mut self,
         host: freshet_schedule::online::HostId,
         fetch: &Fetch,
-        text: Option<MainText>,
+        text: Option<(MainText, Option<Signature>)>,
+        job_set: &Arc<BoilerplateSet>,
         first_fetch: bool,
     ) -> Result<Vec<u8>> {
-        let Some(text) = text else {
+        let Some((text, job_signature)) = text else {
             return Ok(fetch.fingerprint.map(|print| print.to_be_bytes().to_vec()).unwrap_or_default());
         };
         let state = self.host_mut(host)?;
-        let signature = Signature::of_text(&text, Some(&state.boilerplate));
+        let signature = match job_signature {
+            Some(signature) if job_set.agrees_with(&state.boilerplate, &text) => signature,
+            _ => {
+                if Arc::ptr_eq(job_set, &state.boilerplate_set) {
+                    state.boilerplate_set = Arc::new(state.boilerplate.snapshot());
+                }
+                Signature::of_text(&text, Some(&state.boilerplate))
+            }
+        };
         if first_fetch {
             state.boilerplate.learn(&text);
         }

@@ -466,6 +466,7 @@ impl Crawler {
                 self.page_requests += 1;
                 self.note_start(Instant::now());
                 let record = stored.record;
+                let boilerplate = Arc::clone(&self.host_mut(host)?.boilerplate_set);
                 let memory = PageMemory::from_bytes(&record.estimator)
                     .map_err(|source| CrawlError::StoredMemory { page: page.0, source })?;
                 JobKind::Page {
@@ -476,6 +477,7 @@ impl Crawler {
                     fingerprint: record.fingerprint,
                     weight: record.weight,
                     change_rate: record.change_rate,
+                    boilerplate,
                 }
             }
             // With more than one slot per host, another page of the host may be picked while
