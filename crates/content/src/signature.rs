@@ -115,6 +115,27 @@ mod tests {
     }
 
     #[test]
+    fn a_snapshot_of_the_table_gives_the_table_s_signature_while_it_agrees() {
+        let mut host = crate::HostBoilerplate::default();
+        let page = |i: u32| MainText::from_html(&format!("<p>page {i} says {}</p><p>Example Corp</p>", i * 7));
+        for i in 0..10 {
+            host.learn(&page(i));
+        }
+        let snapshot = host.snapshot();
+        let text = page(3);
+        assert!(snapshot.agrees_with(&host, &text));
+        let from_snapshot = Signature::of_text_without(&text, |hash| snapshot.contains(hash));
+        assert_eq!(from_snapshot, Signature::of_text(&text, Some(&host)));
+        assert_ne!(from_snapshot, Signature::of_text(&text, None), "the footer is left out");
+        // Ten pages without the footer: it is no longer boilerplate, the snapshot disagrees.
+        for i in 10..30 {
+            host.learn(&MainText::from_html(&format!("<p>other {i}</p>")));
+        }
+        assert!(!snapshot.agrees_with(&host, &text));
+        assert_eq!(Signature::of_text(&text, Some(&host)), Signature::of_text(&text, None));
+    }
+
+    #[test]
     fn bytes_round_trip() {
         let signature = Signature { exact: 0x0102_0304_0506_0708, simhash: u64::MAX - 5, tokens: 1234 };
         let bytes = signature.to_bytes();
