@@ -117,7 +117,8 @@ mod tests {
     #[test]
     fn a_snapshot_of_the_table_gives_the_table_s_signature_while_it_agrees() {
         let mut host = crate::HostBoilerplate::default();
-        let page = |i: u32| MainText::from_html(&format!("<p>page {i} says {}</p><p>Example Corp</p>", i * 7));
+        let page =
+            |i: u32| MainText::from_html(&format!("<p>page {i} says {}</p><p>Example Corp</p>", i * 7));
         for i in 0..10 {
             host.learn(&page(i));
         }

@@ -156,7 +156,8 @@ impl Job {
             },
             _ => None,
         };
-        let (analysis, encoded) = match (&self.kind, &fetches, fetches.as_ref().ok().and_then(|f| f.first())) {
+        let (analysis, encoded) = match (&self.kind, &fetches, fetches.as_ref().ok().and_then(|f| f.first()))
+        {
             (JobKind::Page { last_fetch, boilerplate, .. }, Ok(_), Some(fetch)) => {
                 let encoded = match &self.warc {
                     Some(encoder) if is_archived(fetch) => {

@@ -90,7 +90,7 @@ pub use record::{WARC_VERSION, WarcHeader};
 pub use record_id::{RecordId, RecordIds};
 pub use recover::{FileRecovery, FileScan, recover_file, scan_file};
 pub use writer::{
-    Capture, CaptureEncoder, CaptureResponse, CaptureWritten, EncodedCapture, DEFAULT_MAX_FILE_BYTES, PROFILE_IDENTICAL_PAYLOAD_DIGEST,
-    PROFILE_SERVER_NOT_MODIFIED, Recovery, RefersTo, Truncation, WarcWriter, WriterOptions, WrittenRecord,
-    recover_dir,
+    Capture, CaptureEncoder, CaptureResponse, CaptureWritten, DEFAULT_MAX_FILE_BYTES, EncodedCapture,
+    PROFILE_IDENTICAL_PAYLOAD_DIGEST, PROFILE_SERVER_NOT_MODIFIED, Recovery, RefersTo, Truncation,
+    WarcWriter, WriterOptions, WrittenRecord, recover_dir,
 };

@@ -694,8 +694,14 @@ impl Records<'_> {
     fn encode(&self, encoder: &mut MemberEncoder, out: &mut Vec<u8>) -> Result<(Option<Digest>, usize)> {
         let common = CommonFields { capture: self.capture, warcinfo_id: self.warcinfo_id };
         let start = out.len();
-        let payload_digest =
-            encode_response(&common, self.response_id, self.request_id, self.response_head_len, encoder, out)?;
+        let payload_digest = encode_response(
+            &common,
+            self.response_id,
+            self.request_id,
+            self.response_head_len,
+            encoder,
+            out,
+        )?;
         let response_len = out.len() - start;
         let mut request_fields = common.fields("request", self.request_id, self.response_id);
         request_fields.push(("WARC-Block-Digest", Digest::sha1(self.capture.request).to_string()));

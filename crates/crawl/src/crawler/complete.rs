@@ -176,7 +176,8 @@ impl Crawler {
         done: Done,
         now: f64,
     ) -> Result<()> {
-        let JobKind::Page { validators, memory, fingerprint, weight, change_rate, boilerplate, .. } = &job.kind
+        let JobKind::Page { validators, memory, fingerprint, weight, change_rate, boilerplate, .. } =
+            &job.kind
         else {
             return Ok(());
         };
