@@ -261,7 +261,7 @@ mod tests {
         }
         assert!(!table.is_boilerplate(8) && table.is_boilerplate(7));
         assert!(snapshot.contains(8));
-        assert_eq!(table.snapshot().contains(8), false);
+        assert!(!table.snapshot().contains(8));
     }
 
     #[test]
