@@ -149,6 +149,41 @@ impl HostBoilerplate {
         let seen = self.pages_with(hash);
         seen >= self.config.min_pages && f64::from(seen) >= self.config.min_fraction * f64::from(self.pages)
     }
+
+    /// The block hashes that are boilerplate now: a copy to read on another thread (a fetch
+    /// task computing its page's signature) while the table goes on learning. It may be out of
+    /// date by the time it is read; [`BoilerplateSet::agrees_with`] tells, for a page's blocks.
+    #[must_use]
+    pub fn snapshot(&self) -> BoilerplateSet {
+        let mut hashes: Vec<u64> =
+            self.entries.keys().copied().filter(|&hash| self.is_boilerplate(hash)).collect();
+        hashes.sort_unstable();
+        BoilerplateSet { hashes }
+    }
+}
+
+/// The boilerplate block hashes of a [`HostBoilerplate`] at one moment
+/// ([`HostBoilerplate::snapshot`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BoilerplateSet {
+    /// Sorted.
+    hashes: Vec<u64>,
+}
+
+impl BoilerplateSet {
+    /// Whether the block `hash` was boilerplate.
+    #[must_use]
+    pub fn contains(&self, hash: u64) -> bool {
+        self.hashes.binary_search(&hash).is_ok()
+    }
+
+    /// Whether `table` says the same as this set about every block of `text`: then
+    /// `Signature::of_text_without(text, |h| set.contains(h))` equals
+    /// `Signature::of_text(text, Some(table))`.
+    #[must_use]
+    pub fn agrees_with(&self, table: &HostBoilerplate, text: &MainText) -> bool {
+        text.blocks().iter().all(|block| self.contains(block.hash()) == table.is_boilerplate(block.hash()))
+    }
 }
 
 #[cfg(test)]
@@ -209,6 +244,24 @@ mod tests {
         assert_eq!(table.pages_with(2), 1000);
         assert!(table.is_boilerplate(1) && table.is_boilerplate(2));
         assert!(!table.is_boilerplate(1_000_000 + 999 * 20));
+    }
+
+    #[test]
+    fn a_snapshot_holds_the_boilerplate_of_its_moment() {
+        let mut table = HostBoilerplate::default();
+        for page in 0..5u64 {
+            table.learn_hashes([7, 8, 100 + page]);
+        }
+        let snapshot = table.snapshot();
+        assert!(snapshot.contains(7) && snapshot.contains(8));
+        assert!(!snapshot.contains(100) && !snapshot.contains(9));
+        // Six pages without 8: it falls under half of the pages, the snapshot does not know.
+        for page in 0..6u64 {
+            table.learn_hashes([7, 200 + page]);
+        }
+        assert!(!table.is_boilerplate(8) && table.is_boilerplate(7));
+        assert!(snapshot.contains(8));
+        assert!(!table.snapshot().contains(8));
     }
 
     #[test]

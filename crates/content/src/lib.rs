@@ -71,7 +71,7 @@ pub mod simhash;
 mod text;
 pub mod verdict;
 
-pub use boilerplate::{BoilerplateConfig, HostBoilerplate};
+pub use boilerplate::{BoilerplateConfig, BoilerplateSet, HostBoilerplate};
 pub use error::SignatureError;
 pub use signature::Signature;
 pub use simhash::{SHINGLE_WORDS, hamming_distance};

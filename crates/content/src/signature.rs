@@ -40,20 +40,28 @@ impl Signature {
     /// table, if any) holds for boilerplate.
     #[must_use]
     pub fn of_text(text: &MainText, boilerplate: Option<&HostBoilerplate>) -> Self {
+        Self::of_text_without(text, |hash| boilerplate.is_some_and(|table| table.is_boilerplate(hash)))
+    }
+
+    /// The signature of `text` without the blocks whose hash `is_boilerplate` names: what
+    /// [`Signature::of_text`] computes with a table, here with any set of block hashes (a
+    /// [`crate::BoilerplateSet`] taken from a table, off the thread that owns it).
+    #[must_use]
+    pub fn of_text_without(text: &MainText, is_boilerplate: impl Fn(u64) -> bool) -> Self {
         let mut exact = Xxh3Default::new();
         let mut shingles = ShingleHasher::new();
         let mut tokens: u32 = 0;
-        let kept = text
-            .blocks()
-            .iter()
-            .filter(|block| !boilerplate.is_some_and(|table| table.is_boilerplate(block.hash())));
-        for word in kept.flat_map(crate::TextBlock::words) {
+        for block in text.blocks().iter().filter(|block| !is_boilerplate(block.hash())) {
+            // A block's text is its words joined by single spaces, so hashing it whole (with a
+            // space between blocks) hashes the words joined by single spaces.
             if tokens > 0 {
                 exact.update(b" ");
             }
-            exact.update(word.as_bytes());
-            shingles.push(word);
-            tokens = tokens.saturating_add(1);
+            exact.update(block.text().as_bytes());
+            for word in block.words() {
+                shingles.push(word);
+                tokens = tokens.saturating_add(1);
+            }
         }
         Self { exact: exact.digest(), simhash: shingles.finish(), tokens }
     }
@@ -104,6 +112,28 @@ mod tests {
         assert_eq!(signature.exact, xxh3_64(b"hello world again"));
         assert_eq!(signature.tokens, 3);
         assert_eq!(signature.simhash, crate::simhash::simhash_of_words(["hello", "world", "again"]));
+    }
+
+    #[test]
+    fn a_snapshot_of_the_table_gives_the_table_s_signature_while_it_agrees() {
+        let mut host = crate::HostBoilerplate::default();
+        let page =
+            |i: u32| MainText::from_html(&format!("<p>page {i} says {}</p><p>Example Corp</p>", i * 7));
+        for i in 0..10 {
+            host.learn(&page(i));
+        }
+        let snapshot = host.snapshot();
+        let text = page(3);
+        assert!(snapshot.agrees_with(&host, &text));
+        let from_snapshot = Signature::of_text_without(&text, |hash| snapshot.contains(hash));
+        assert_eq!(from_snapshot, Signature::of_text(&text, Some(&host)));
+        assert_ne!(from_snapshot, Signature::of_text(&text, None), "the footer is left out");
+        // Ten pages without the footer: it is no longer boilerplate, the snapshot disagrees.
+        for i in 10..30 {
+            host.learn(&MainText::from_html(&format!("<p>other {i}</p>")));
+        }
+        assert!(!snapshot.agrees_with(&host, &text));
+        assert_eq!(Signature::of_text(&text, Some(&host)), Signature::of_text(&text, None));
     }
 
     #[test]

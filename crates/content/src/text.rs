@@ -49,7 +49,31 @@ impl TextBlock {
 
     /// The block's words in order.
     pub fn words(&self) -> impl Iterator<Item = &str> {
-        self.text.split(' ')
+        Words { rest: self.text.as_str() }
+    }
+}
+
+/// The words of a block's text (never empty, single spaces between words): `split(' ')`, with
+/// a plain byte loop, quicker than `split`'s `memchr` on words a few bytes long.
+struct Words<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        match self.rest.bytes().position(|byte| byte == b' ') {
+            Some(space) => {
+                let (word, rest) = (&self.rest[..space], &self.rest[space + 1..]);
+                self.rest = rest;
+                Some(word)
+            }
+            None => Some(std::mem::take(&mut self.rest)),
+        }
     }
 }
 
@@ -113,8 +137,54 @@ impl MainText {
 }
 
 /// `text` lower-cased and cut into words at non-alphanumeric characters, joined by one space.
+///
+/// Runs of ASCII letters and digits (most of most pages) are copied and lower-cased in one go;
+/// other characters go one by one through Unicode's rules.
 #[must_use]
 pub fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut in_word = false;
+    let mut position = 0;
+    while position < bytes.len() {
+        let byte = bytes[position];
+        if byte.is_ascii_alphanumeric() {
+            let run = bytes[position..].iter().take_while(|byte| byte.is_ascii_alphanumeric()).count();
+            if !in_word && !out.is_empty() {
+                out.push(' ');
+            }
+            // An ASCII run ends on a character boundary.
+            let start = out.len();
+            out.push_str(&text[position..position + run]);
+            out[start..].make_ascii_lowercase();
+            in_word = true;
+            position += run;
+        } else if byte.is_ascii() {
+            in_word = false;
+            position += 1;
+        } else {
+            // Not ASCII: a multi-byte character starts here (`position` is always on a
+            // character boundary), decoded whole.
+            let Some(ch) = text[position..].chars().next() else { break };
+            if ch.is_alphanumeric() {
+                if !in_word && !out.is_empty() {
+                    out.push(' ');
+                }
+                out.extend(ch.to_lowercase());
+                in_word = true;
+            } else {
+                in_word = false;
+            }
+            position += ch.len_utf8();
+        }
+    }
+    out
+}
+
+/// `normalise` as it was first written, char by char: the property test holds the fast one
+/// to it.
+#[cfg(test)]
+fn normalise_by_chars(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_word = false;
     for ch in text.chars() {
@@ -149,6 +219,18 @@ mod tests {
         assert_eq!(normalise("Straße ΕΛΛΆΔΑ naïve"), "straße ελλάδα naïve");
         assert_eq!(normalise("a—b–c…d"), "a b c d");
         assert_eq!(normalise(" \n\t"), "");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn normalise_equals_the_char_by_char_rules(text in "[a-zA-Z0-9 ,.&;İßΣσé東京\\-_\t\n\u{300}\u{a0}]{0,80}") {
+            proptest::prop_assert_eq!(normalise(&text), normalise_by_chars(&text));
+        }
+
+        #[test]
+        fn normalise_equals_the_char_by_char_rules_on_any_text(text in proptest::prelude::any::<String>()) {
+            proptest::prop_assert_eq!(normalise(&text), normalise_by_chars(&text));
+        }
     }
 
     #[test]

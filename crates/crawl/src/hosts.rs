@@ -1,9 +1,10 @@
 //! What the control task knows about each host beyond the scheduler: its origin, its robots.txt
 //! entry, its current delay and when its next request may start.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use freshet_content::HostBoilerplate;
+use freshet_content::{BoilerplateSet, HostBoilerplate};
 use freshet_robots::{Access, RobotsEntry};
 use freshet_schedule::online::PageId;
 use freshet_url::Url;
@@ -36,6 +37,11 @@ pub(crate) struct HostState {
     /// Text blocks repeated across the host's pages (template, not content), left out of the
     /// main-text signatures.
     pub(crate) boilerplate: HostBoilerplate,
+    /// The boilerplate blocks of `boilerplate` at some recent moment, handed to page jobs so
+    /// that they compute their signatures off the control task (see
+    /// `Crawler::content_fingerprint`, which checks it against the table); taken again when it
+    /// was found out of date.
+    pub(crate) boilerplate_set: Arc<BoilerplateSet>,
     /// robots.txt answers in a row that were unreachable (5xx, network failure).
     pub(crate) robots_failures: u32,
     /// Set when a one-pass crawl gave the host up after `max_failures` of them: none of its
@@ -80,6 +86,7 @@ impl HostState {
             robots_failures: 0,
             robots_given_up: false,
             boilerplate: HostBoilerplate::default(),
+            boilerplate_set: Arc::default(),
             pages: 0,
             sitemaps: HostSitemaps::default(),
         }

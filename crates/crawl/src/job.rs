@@ -6,15 +6,17 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use freshet_content::MainText;
+use freshet_content::{BoilerplateSet, MainText, Signature};
 use freshet_fetch::links::{LinkOptions, PageLinks, extract_links};
 use freshet_fetch::sitemap::{Sitemap, SitemapError, SitemapOptions, parse_sitemap};
 use freshet_fetch::{Fetch, FetchError, Fetcher, Outcome, Validators};
 use freshet_robots::Redirects;
 use freshet_schedule::online::{HostId, PageId};
 use freshet_url::Url;
+use freshet_warc::{CaptureEncoder, EncodedCapture};
 use tokio::time::Instant;
 
+use crate::crawler::{is_archived, with_capture};
 use crate::log::LogKind;
 use crate::revisit::PageMemory;
 
@@ -36,6 +38,8 @@ pub(crate) enum JobKind {
         /// The importance and change rate the scheduler had for it.
         weight: f64,
         change_rate: f64,
+        /// Its host's boilerplate blocks when the job was made, for the signature.
+        boilerplate: Arc<BoilerplateSet>,
     },
     /// The host's robots.txt, fetched in the slot the scheduler gave to `page` (which is then
     /// handed back, unfetched, to be checked against the rules).
@@ -70,6 +74,8 @@ pub(crate) struct Job {
     pub(crate) not_before: Option<Instant>,
     /// The host's delay, also kept between the hops of a robots.txt redirect chain.
     pub(crate) delay: Duration,
+    /// For a page job: encodes its WARC records in the task (see [`JobResult::encoded`]).
+    pub(crate) warc: Option<CaptureEncoder>,
     /// Page or robots.txt.
     pub(crate) kind: JobKind,
 }
@@ -86,6 +92,9 @@ pub(crate) struct JobResult {
     pub(crate) sitemap: Option<Result<Sitemap, SitemapError>>,
     /// A page job's HTML, read (after `ended`, off the control task).
     pub(crate) analysis: Analysis,
+    /// A page job's WARC records, encoded (compressed, digested) off the control task, which
+    /// appends them; `None` for other jobs and answers that are not archived.
+    pub(crate) encoded: Option<freshet_warc::Result<EncodedCapture>>,
 }
 
 /// What a page job read from a 2xx HTML body, on the fetch's own task so that the control task
@@ -96,19 +105,24 @@ pub(crate) struct Analysis {
     pub(crate) links: Option<PageLinks>,
     /// Its main text (`freshet_content`), for the content signature; only of a whole body.
     pub(crate) text: Option<MainText>,
+    /// The signature of `text` without the blocks of the job's boilerplate set (the control
+    /// task checks that its host's table still agrees for this page's blocks).
+    pub(crate) signature: Option<Signature>,
 }
 
 impl Analysis {
     /// Reads `fetch`'s body if it is a 2xx HTML page: links always, main text if the body is
     /// whole (a cut body's signature would not compare).
-    pub(crate) fn of(fetch: &Fetch, options: &LinkOptions) -> Self {
+    pub(crate) fn of(fetch: &Fetch, options: &LinkOptions, boilerplate: &BoilerplateSet) -> Self {
         let Some(content) = fetch.content.as_ref().filter(|_| fetch.outcome.is_ok() && is_html(fetch)) else {
             return Self::default();
         };
         let content_type = fetch.response.as_ref().and_then(|head| head.header("content-type"));
         let links = extract_links(&fetch.url, content_type, content, options);
         let text = fetch.truncated.is_none().then(|| MainText::from_html(&String::from_utf8_lossy(content)));
-        Self { links: Some(links), text }
+        let signature =
+            text.as_ref().map(|text| Signature::of_text_without(text, |hash| boilerplate.contains(hash)));
+        Self { links: Some(links), text, signature }
     }
 }
 
@@ -142,13 +156,20 @@ impl Job {
             },
             _ => None,
         };
-        let analysis = match (&self.kind, &fetches) {
-            (JobKind::Page { .. }, Ok(fetches)) => {
-                fetches.first().map(|fetch| Analysis::of(fetch, &links)).unwrap_or_default()
+        let (analysis, encoded) = match (&self.kind, &fetches, fetches.as_ref().ok().and_then(|f| f.first()))
+        {
+            (JobKind::Page { last_fetch, boilerplate, .. }, Ok(_), Some(fetch)) => {
+                let encoded = match &self.warc {
+                    Some(encoder) if is_archived(fetch) => {
+                        with_capture(fetch, *last_fetch, |capture| encoder.encode(capture)).transpose()
+                    }
+                    _ => None,
+                };
+                (Analysis::of(fetch, &links, boilerplate), encoded)
             }
-            _ => Analysis::default(),
+            _ => (Analysis::default(), None),
         };
-        JobResult { fetches, ended, sitemap, analysis }
+        JobResult { fetches, ended, sitemap, analysis, encoded }
     }
 }
 

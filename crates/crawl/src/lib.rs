@@ -34,9 +34,14 @@
 //!   benchmarks against one's own server only (`--max-in-flight-per-host`): the gap between
 //!   starts, robots.txt (a host's other pages wait while its robots.txt is in flight) and
 //!   back-offs still hold.
-//! - Fetch jobs read their page's HTML themselves (links, main text: `job::Analysis`), on the
-//!   runtime's worker threads, so that the control task, which is one thread, keeps to the
-//!   signatures, WARC, store and log.
+//! - Fetch jobs read their page's HTML themselves (links, main text and its signature against
+//!   a snapshot of the host's boilerplate set: `job::Analysis`) and encode their WARC records
+//!   (gzip, SHA-1: `freshet_warc::CaptureEncoder`), on the runtime's worker threads, so that
+//!   the control task, which is one thread, keeps to appending the records (one write each
+//!   capture), checking the snapshot against the host's table, the store and the log. A record
+//!   encoded for a WARC file the writer has left meanwhile (rotation), or a signature whose
+//!   snapshot the table no longer agrees with on the page's blocks, is made again on the
+//!   control task, so the files and the verdicts are what the control task alone would make.
 //! - **Adaptive capacity** (seed 003: the host's limit is estimated continuously; see
 //!   [`capacity`]): that delay is the host's floor. Every page request's answer moves the delay:
 //!   429, 503 and other 5xx, timeouts, refused or reset connections double it (up to 10 min),

@@ -5,6 +5,8 @@
 //! raw `flate2::Compress` is reset between members, and the 10-byte header and the 8-byte
 //! CRC-32/length trailer of RFC 1952 §2.3 are written around its output.
 
+use std::cell::RefCell;
+
 use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 
 /// ID1 ID2 CM=deflate FLG=0 MTIME=0 XFL=0 OS=255 (unknown), as flate2's `GzEncoder` writes it.
@@ -13,12 +15,36 @@ const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff];
 /// Encodes gzip members, reusing one deflate state.
 pub(crate) struct MemberEncoder {
     compress: Compress,
+    level: u32,
+}
+
+thread_local! {
+    /// The encoder of [`with_thread_encoder`]: one per thread (a fetch task encodes its capture
+    /// on whichever runtime worker it runs on), made at the first use and again when the level
+    /// asked for changes.
+    static THREAD_ENCODER: RefCell<Option<MemberEncoder>> = const { RefCell::new(None) };
+}
+
+/// Runs `encode` with this thread's encoder at `level`: a deflate state costs hundreds of KiB
+/// and its set-up is most of the cost of a small member, so it is made once per thread.
+pub(crate) fn with_thread_encoder<R>(level: u32, encode: impl FnOnce(&mut MemberEncoder) -> R) -> R {
+    THREAD_ENCODER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => {
+            let encoder = match slot.take() {
+                Some(encoder) if encoder.level == level => slot.insert(encoder),
+                _ => slot.insert(MemberEncoder::new(level)),
+            };
+            encode(encoder)
+        }
+        // Only re-entrance (an `encode` that encodes) finds it borrowed: a fresh one then.
+        Err(_) => encode(&mut MemberEncoder::new(level)),
+    })
 }
 
 impl MemberEncoder {
     /// A raw-deflate compressor at `level` (0..=9).
     pub(crate) fn new(level: u32) -> Self {
-        Self { compress: Compress::new(Compression::new(level), false) }
+        Self { compress: Compress::new(Compression::new(level), false), level }
     }
 
     /// Appends to `out` one complete gzip member whose content is `parts` concatenated.

@@ -8,6 +8,12 @@
 //!   An answer is a `response` record (the HTTP message as received), or a `revisit` record:
 //!   profile *identical-payload-digest* when the body is the same as an earlier capture's (only
 //!   the HTTP headers are stored), *server-not-modified* for a `304`.
+//! - [`CaptureEncoder`] ([`WarcWriter::encoder`]) and [`WarcWriter::write_encoded`]: a capture
+//!   encoded on another thread (the gzip members and SHA-1 digests, the costly part, with
+//!   random record ids and the `WARC-Warcinfo-ID` of the file the writer was on), appended by
+//!   the writer with one write; refused (nothing written) when the writer has moved to
+//!   another file or would have to for it, for the caller to write it with
+//!   [`WarcWriter::write_capture`]: every record names the `warcinfo` of its own file.
 //! - [`WarcDate`]: `WARC-Date`, always passed in by the caller: this crate never reads the clock.
 //! - [`Digest`]: `WARC-Block-Digest` and `WARC-Payload-Digest`, `sha1:` + base32.
 //! - [`WarcReader`]: iterates the records of a `.warc.gz`, member by member.
@@ -24,7 +30,8 @@
 //! rest, reports the cut ([`Recovery`]), and appends after it.
 //!
 //! The crawler's order, for no fetched page to be acknowledged without its record:
-//! 1. [`WarcWriter::write_capture`] (the records are now in the OS: they survive `kill -9`);
+//! 1. [`WarcWriter::write_capture`] or [`WarcWriter::write_encoded`] (the records are now in
+//!    the OS: they survive `kill -9`);
 //! 2. [`WarcWriter::sync`] (now they survive a power cut; batch several captures per sync to
 //!    save `fdatasync`s: group commit);
 //! 3. only then mark the URLs of those captures fetched in the frontier.
@@ -90,7 +97,7 @@ pub use record::{WARC_VERSION, WarcHeader};
 pub use record_id::{RecordId, RecordIds};
 pub use recover::{FileRecovery, FileScan, recover_file, scan_file};
 pub use writer::{
-    Capture, CaptureResponse, CaptureWritten, DEFAULT_MAX_FILE_BYTES, PROFILE_IDENTICAL_PAYLOAD_DIGEST,
-    PROFILE_SERVER_NOT_MODIFIED, Recovery, RefersTo, Truncation, WarcWriter, WriterOptions, WrittenRecord,
-    recover_dir,
+    Capture, CaptureEncoder, CaptureResponse, CaptureWritten, DEFAULT_MAX_FILE_BYTES, EncodedCapture,
+    PROFILE_IDENTICAL_PAYLOAD_DIGEST, PROFILE_SERVER_NOT_MODIFIED, Recovery, RefersTo, Truncation,
+    WarcWriter, WriterOptions, WrittenRecord, recover_dir,
 };

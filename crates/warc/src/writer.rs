@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::date::WarcDate;
 use crate::digest::Digest;
 use crate::error::{Result, WarcError, io_error};
-use crate::gzip::MemberEncoder;
+use crate::gzip::{MemberEncoder, with_thread_encoder};
 use crate::record::{encode_member, http_head_len};
 use crate::record_id::{RecordId, RecordIds};
 use crate::recover::{FileRecovery, recover_file};
@@ -206,9 +206,97 @@ pub struct WarcWriter {
     options: WriterOptions,
     current: Option<OpenFile>,
     next_number: u32,
+    /// The `warcinfo` record id of the next file opened, drawn in advance so that a
+    /// [`CaptureEncoder`] made before the file exists can point at it.
+    next_warcinfo_id: RecordId,
     poisoned: Option<PathBuf>,
     buffer: Vec<u8>,
     encoder: MemberEncoder,
+}
+
+/// Encodes captures away from the writer (in a fetch task, on another thread), for
+/// [`WarcWriter::write_encoded`] to append with one write: the gzip compression and the SHA-1
+/// digests, the costly part of a capture, then run where the writer's thread is not.
+///
+/// It encodes for the file the writer would append to when it was made ([`WarcWriter::encoder`]):
+/// the records' `WARC-Warcinfo-ID` names that file's `warcinfo` record. If the writer has moved
+/// to another file meanwhile (rotation), the encoding is refused and the caller writes the
+/// capture with [`WarcWriter::write_capture`], which encodes it again for the new file: every
+/// record keeps pointing at the `warcinfo` record of its own file.
+#[derive(Clone, Debug)]
+pub struct CaptureEncoder {
+    gzip_level: u32,
+    /// The file number and `warcinfo` record id of the file the encoding is for; `None` with
+    /// seeded record ids, which depend on the record's place in its file, known only to the
+    /// writer (so every capture is then encoded by the writer).
+    for_file: Option<(u32, Option<RecordId>)>,
+}
+
+/// A capture encoded by a [`CaptureEncoder`]: its two gzip members (the response or revisit,
+/// then the request) ready to append, with their ids and digests.
+#[derive(Clone, Debug)]
+pub struct EncodedCapture {
+    bytes: Vec<u8>,
+    response_len: usize,
+    response_id: RecordId,
+    request_id: RecordId,
+    payload_digest: Option<Digest>,
+    date: WarcDate,
+    for_file: Option<(u32, Option<RecordId>)>,
+}
+
+impl EncodedCapture {
+    /// Bytes of the two gzip members.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether nothing was encoded (an encoding left to the writer: seeded record ids).
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+impl CaptureEncoder {
+    /// Encodes the capture's two records, as [`WarcWriter::write_capture`] would for the file
+    /// this encoder is for, with random record ids. Uses a deflate state kept per thread.
+    ///
+    /// # Errors
+    /// The capture's checks ([`WarcError::InvalidField`], [`WarcError::NoHttpHeaderEnd`]) and
+    /// [`WarcError::Compress`].
+    pub fn encode(&self, capture: &Capture<'_>) -> Result<EncodedCapture> {
+        let response_head_len = validate_capture(capture)?;
+        let ids = RecordIds::Random;
+        let (response_id, request_id) = (ids.next(0, 0, 0), ids.next(0, 0, 1));
+        let mut encoded = EncodedCapture {
+            bytes: Vec::new(),
+            response_len: 0,
+            response_id,
+            request_id,
+            payload_digest: None,
+            date: capture.date,
+            for_file: self.for_file,
+        };
+        let Some((_, warcinfo_id)) = self.for_file else { return Ok(encoded) };
+        let records = Records { capture, response_head_len, warcinfo_id, response_id, request_id };
+        let (payload_digest, response_len) = with_thread_encoder(self.gzip_level, |encoder| {
+            encoded.bytes.reserve(capture.request.len() / 2 + response_len_hint(capture) + 1024);
+            records.encode(encoder, &mut encoded.bytes)
+        })?;
+        encoded.payload_digest = payload_digest;
+        encoded.response_len = response_len;
+        Ok(encoded)
+    }
+}
+
+/// A guess at the compressed size of a capture's response record, to allocate once.
+fn response_len_hint(capture: &Capture<'_>) -> usize {
+    let message = match &capture.response {
+        CaptureResponse::Full { message, .. }
+        | CaptureResponse::IdenticalPayload { message, .. }
+        | CaptureResponse::NotModified { message, .. } => message,
+    };
+    message.len() / 2
 }
 
 impl WarcWriter {
@@ -258,11 +346,13 @@ impl WarcWriter {
             })
         })?;
         let encoder = MemberEncoder::new(options.gzip_level);
+        let next_warcinfo_id = options.record_ids.next(next_number, 0, 0);
         let writer = Self {
             dir: dir.to_owned(),
             options,
             current,
             next_number,
+            next_warcinfo_id,
             poisoned: None,
             buffer: Vec::new(),
             encoder,
@@ -289,7 +379,13 @@ impl WarcWriter {
             finish_file(self.current.take(), &self.dir)?;
             written = self.encode_into_current(capture, response_head_len)?;
         }
-        let current = ensure_file(&mut self.current, &self.dir, &self.options.prefix, &mut self.next_number)?;
+        let current = ensure_file(
+            &mut self.current,
+            &self.dir,
+            &self.options,
+            &mut self.next_number,
+            &mut self.next_warcinfo_id,
+        )?;
         if let Err(source) = current.file.write_all(&self.buffer) {
             // Cut the file back to its last whole record; if even that fails, its end is unknown.
             if current.file.set_len(current.len).is_err() {
@@ -308,7 +404,13 @@ impl WarcWriter {
         capture: &Capture<'_>,
         response_head_len: usize,
     ) -> Result<CaptureWritten> {
-        let current = ensure_file(&mut self.current, &self.dir, &self.options.prefix, &mut self.next_number)?;
+        let current = ensure_file(
+            &mut self.current,
+            &self.dir,
+            &self.options,
+            &mut self.next_number,
+            &mut self.next_warcinfo_id,
+        )?;
         encode_capture(
             current,
             &self.options,
@@ -317,6 +419,89 @@ impl WarcWriter {
             &mut self.encoder,
             &mut self.buffer,
         )
+    }
+
+    /// An encoder for the file the next write goes to (see [`CaptureEncoder`]): cheap, and
+    /// `Send`, to be moved into a fetch task.
+    pub fn encoder(&self) -> CaptureEncoder {
+        let for_file = match self.options.record_ids {
+            RecordIds::Seeded(_) => None,
+            RecordIds::Random => Some(match &self.current {
+                Some(current) => (current.number, current.warcinfo_id),
+                None => (self.next_number, Some(self.next_warcinfo_id)),
+            }),
+        };
+        CaptureEncoder { gzip_level: self.options.gzip_level, for_file }
+    }
+
+    /// Appends a capture encoded by [`WarcWriter::encoder`]'s encoder with one write (after the
+    /// file's `warcinfo` record, in the same write, if the file is new), with the same
+    /// durability as [`WarcWriter::write_capture`]. `None`, with nothing written, when the
+    /// encoding is not for the file the capture would go to (the writer moved to another file,
+    /// or would have to for this capture, or its ids are seeded): write it with
+    /// [`WarcWriter::write_capture`] then.
+    pub fn write_encoded(&mut self, encoded: &EncodedCapture) -> Result<Option<CaptureWritten>> {
+        if let Some(path) = &self.poisoned {
+            return Err(WarcError::Poisoned { path: path.clone() });
+        }
+        let Some(for_file) = encoded.for_file else { return Ok(None) };
+        let fits = match &self.current {
+            Some(current) => {
+                (current.number, current.warcinfo_id) == for_file
+                    && (current.captures == 0
+                        || current.len + encoded.bytes.len() as u64 <= self.options.max_file_bytes)
+            }
+            None => for_file == (self.next_number, Some(self.next_warcinfo_id)),
+        };
+        if !fits {
+            return Ok(None);
+        }
+        let warcinfo_fields = &self.options.warcinfo_fields;
+        let current = ensure_file(
+            &mut self.current,
+            &self.dir,
+            &self.options,
+            &mut self.next_number,
+            &mut self.next_warcinfo_id,
+        )?;
+        let warcinfo_len = if current.len == 0 {
+            self.buffer.clear();
+            encode_warcinfo(current, warcinfo_fields, encoded.date, &mut self.encoder, &mut self.buffer)?;
+            let warcinfo_len = self.buffer.len();
+            self.buffer.extend_from_slice(&encoded.bytes);
+            warcinfo_len
+        } else {
+            0
+        };
+        let bytes = if warcinfo_len > 0 { &self.buffer } else { &encoded.bytes };
+        if let Err(source) = current.file.write_all(bytes) {
+            // Cut the file back to its last whole record; if even that fails, its end is unknown.
+            if current.file.set_len(current.len).is_err() {
+                self.poisoned = Some(current.open_path.clone());
+            }
+            return Err(WarcError::Io { action: "write", path: current.open_path.clone(), source });
+        }
+        let response_offset = current.len + warcinfo_len as u64;
+        let request_offset = response_offset + encoded.response_len as u64;
+        let written = CaptureWritten {
+            response: WrittenRecord {
+                record_id: encoded.response_id,
+                file: current.final_path.clone(),
+                offset: response_offset,
+                member_len: encoded.response_len as u64,
+                payload_digest: encoded.payload_digest,
+            },
+            request: WrittenRecord {
+                record_id: encoded.request_id,
+                file: current.final_path.clone(),
+                offset: request_offset,
+                member_len: (encoded.bytes.len() - encoded.response_len) as u64,
+                payload_digest: None,
+            },
+        };
+        current.len += bytes.len() as u64;
+        current.captures += 1;
+        Ok(Some(written))
     }
 
     /// Makes every record written so far durable (`fdatasync` of the current file). The crawler
@@ -381,12 +566,14 @@ fn validate_capture(capture: &Capture<'_>) -> Result<usize> {
 fn ensure_file<'a>(
     current: &'a mut Option<OpenFile>,
     dir: &Path,
-    prefix: &str,
+    options: &WriterOptions,
     next_number: &mut u32,
+    next_warcinfo_id: &mut RecordId,
 ) -> Result<&'a mut OpenFile> {
     if let Some(current) = current {
         return Ok(current);
     }
+    let prefix = &options.prefix;
     let number = *next_number;
     let (open_path, final_path) = file_paths(dir, prefix, number);
     if final_path.exists() {
@@ -406,6 +593,7 @@ fn ensure_file<'a>(
         option: "prefix",
         reason: format!("file numbers of {prefix:?} are exhausted"),
     })?;
+    let warcinfo_id = std::mem::replace(next_warcinfo_id, options.record_ids.next(*next_number, 0, 0));
     Ok(current.insert(OpenFile {
         file,
         number,
@@ -413,7 +601,7 @@ fn ensure_file<'a>(
         final_path,
         len: 0,
         captures: 0,
-        warcinfo_id: None,
+        warcinfo_id: Some(warcinfo_id),
     }))
 }
 
@@ -440,32 +628,16 @@ fn encode_capture(
     let ids = options.record_ids;
     let mut index_in_write = 0;
     if current.len == 0 {
-        let warcinfo_id = ids.next(current.number, 0, index_in_write);
+        encode_warcinfo(current, &options.warcinfo_fields, capture.date, encoder, buffer)?;
         index_in_write += 1;
-        let block = warcinfo_block(&options.warcinfo_fields);
-        let fields = vec![
-            ("WARC-Type", "warcinfo".to_owned()),
-            ("WARC-Record-ID", warcinfo_id.to_string()),
-            ("WARC-Date", capture.date.to_string()),
-            ("WARC-Filename", file_name(&current.final_path)),
-            ("WARC-Block-Digest", Digest::sha1(block.as_bytes()).to_string()),
-            ("Content-Type", "application/warc-fields".to_owned()),
-        ];
-        encode_member(&fields, &[block.as_bytes()], encoder, buffer).map_err(compress_error)?;
-        current.warcinfo_id = Some(warcinfo_id);
     }
     let response_id = ids.next(current.number, current.len, index_in_write);
     let request_id = ids.next(current.number, current.len, index_in_write + 1);
-    let common = CommonFields { capture, warcinfo_id: current.warcinfo_id };
-
     let response_offset = current.len + buffer.len() as u64;
-    let payload_digest =
-        encode_response(&common, response_id, request_id, response_head_len, encoder, buffer)?;
-    let request_offset = current.len + buffer.len() as u64;
-    let mut request_fields = common.fields("request", request_id, response_id);
-    request_fields.push(("WARC-Block-Digest", Digest::sha1(capture.request).to_string()));
-    request_fields.push(("Content-Type", "application/http;msgtype=request".to_owned()));
-    encode_member(&request_fields, &[capture.request], encoder, buffer).map_err(compress_error)?;
+    let records =
+        Records { capture, response_head_len, warcinfo_id: current.warcinfo_id, response_id, request_id };
+    let (payload_digest, response_len) = records.encode(encoder, buffer)?;
+    let request_offset = response_offset + response_len as u64;
     let end = current.len + buffer.len() as u64;
 
     let record = |record_id, offset, member_len, payload_digest| WrittenRecord {
@@ -479,6 +651,64 @@ fn encode_capture(
         response: record(response_id, response_offset, request_offset - response_offset, payload_digest),
         request: record(request_id, request_offset, end - request_offset, None),
     })
+}
+
+/// Appends the `warcinfo` record that opens `current` (a new file: it has its id) to `buffer`.
+fn encode_warcinfo(
+    current: &OpenFile,
+    warcinfo_fields: &[(String, String)],
+    date: WarcDate,
+    encoder: &mut MemberEncoder,
+    buffer: &mut Vec<u8>,
+) -> Result<()> {
+    let Some(warcinfo_id) = current.warcinfo_id else {
+        // A continued file always holds records, so only a new file is empty, and a new file
+        // is given its warcinfo id when created.
+        return Err(WarcError::Compress { reason: "an empty file without a warcinfo id".into() });
+    };
+    let block = warcinfo_block(warcinfo_fields);
+    let fields = vec![
+        ("WARC-Type", "warcinfo".to_owned()),
+        ("WARC-Record-ID", warcinfo_id.to_string()),
+        ("WARC-Date", date.to_string()),
+        ("WARC-Filename", file_name(&current.final_path)),
+        ("WARC-Block-Digest", Digest::sha1(block.as_bytes()).to_string()),
+        ("Content-Type", "application/warc-fields".to_owned()),
+    ];
+    encode_member(&fields, &[block.as_bytes()], encoder, buffer).map_err(compress_error)
+}
+
+/// A capture's two records, with their ids: what both the writer and a [`CaptureEncoder`]
+/// encode.
+struct Records<'a> {
+    capture: &'a Capture<'a>,
+    response_head_len: usize,
+    warcinfo_id: Option<RecordId>,
+    response_id: RecordId,
+    request_id: RecordId,
+}
+
+impl Records<'_> {
+    /// Appends the response (or revisit) member, then the request member, to `out`; returns
+    /// the payload digest, if any, and the response member's length.
+    fn encode(&self, encoder: &mut MemberEncoder, out: &mut Vec<u8>) -> Result<(Option<Digest>, usize)> {
+        let common = CommonFields { capture: self.capture, warcinfo_id: self.warcinfo_id };
+        let start = out.len();
+        let payload_digest = encode_response(
+            &common,
+            self.response_id,
+            self.request_id,
+            self.response_head_len,
+            encoder,
+            out,
+        )?;
+        let response_len = out.len() - start;
+        let mut request_fields = common.fields("request", self.request_id, self.response_id);
+        request_fields.push(("WARC-Block-Digest", Digest::sha1(self.capture.request).to_string()));
+        request_fields.push(("Content-Type", "application/http;msgtype=request".to_owned()));
+        encode_member(&request_fields, &[self.capture.request], encoder, out).map_err(compress_error)?;
+        Ok((payload_digest, response_len))
+    }
 }
 
 fn compress_error(reason: String) -> WarcError {

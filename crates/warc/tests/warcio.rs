@@ -43,7 +43,6 @@ fn run_warcio(warcio: &Path, args: &[&str]) -> String {
 
 #[test]
 fn warcio_checks_and_indexes_every_record_type_without_a_warning() {
-    let warcio = warcio();
     let dir = tempfile::tempdir().unwrap();
     // A small size limit, so that the second file also starts with its own warcinfo.
     let options =
@@ -51,7 +50,31 @@ fn warcio_checks_and_indexes_every_record_type_without_a_warning() {
     let (mut writer, _) = WarcWriter::open(dir.path(), options).unwrap();
     let written = common::write_every_kind(&mut writer);
     writer.finish().unwrap();
-    let files = common::warc_files(dir.path());
+    check_with_warcio(dir.path(), &written);
+}
+
+#[test]
+fn warcio_checks_and_indexes_captures_encoded_off_the_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    // Random ids, as the crawler writes: the encodings are appended; the small size limit makes
+    // some of them meant for a file the writer has left, which it then encodes again.
+    let options =
+        WriterOptions { max_file_bytes: 3000, record_ids: RecordIds::Random, ..WriterOptions::default() };
+    let (mut writer, _) = WarcWriter::open(dir.path(), options).unwrap();
+    let mut appended = 0;
+    let written = common::write_every_kind_with(&mut writer, |writer, capture| {
+        let (written, was_appended) = common::write_encoded_or_capture(writer, capture);
+        appended += usize::from(was_appended);
+        written
+    });
+    writer.finish().unwrap();
+    assert!(appended >= 2, "{appended} of 4 encodings appended");
+    check_with_warcio(dir.path(), &written);
+}
+
+fn check_with_warcio(dir: &Path, written: &[freshet_warc::CaptureWritten]) {
+    let warcio = warcio();
+    let files = common::warc_files(dir);
     assert!(files.len() >= 2, "{files:?}");
 
     for file in &files {
@@ -97,7 +120,7 @@ fn warcio_checks_and_indexes_every_record_type_without_a_warning() {
         indexed +=
             &run_warcio(&warcio, &["index", "-f", "offset,length,warc-record-id", file.to_str().unwrap()]);
     }
-    for capture in &written {
+    for capture in written {
         for record in [&capture.response, &capture.request] {
             let expected = format!(
                 "{{\"offset\": \"{}\", \"length\": \"{}\", \"warc-record-id\": \"{}\"}}",

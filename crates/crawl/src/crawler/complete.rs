@@ -1,14 +1,15 @@
 //! What the control task does with a finished job: WARC records, the log line, the store's
 //! completion and the discovered links (queued for the group commit), the scheduler told.
 
+use std::sync::Arc;
 use std::time::SystemTime;
 
-use freshet_content::{MainText, Signature};
+use freshet_content::{BoilerplateSet, MainText, Signature};
 use freshet_fetch::{Fetch, Outcome, SizeStage, TimeoutPhase, Truncated, Validators};
 use freshet_frontier::{Completion, FrontierStore as _, HostPoliteness, Op};
 use freshet_robots::{FetchOutcome, RobotsEntry};
 use freshet_schedule::online::{Outcome as Done, Politeness};
-use freshet_warc::{Capture, CaptureResponse, RefersTo, Truncation, WarcDate};
+use freshet_warc::{Capture, CaptureResponse, EncodedCapture, RefersTo, Truncation, WarcDate};
 
 use super::adapt::note_delay_change;
 use super::{Crawler, parse_stored, unix_now};
@@ -56,7 +57,8 @@ impl Crawler {
                 state.not_before = Some(result.ended + state.delay);
                 match fetches.first() {
                     Some(fetch) => {
-                        self.page_done(&job, fetch, result.analysis, depth, last_fetch, now, change)
+                        let fetched = Fetched { fetch, analysis: result.analysis, encoded: result.encoded };
+                        self.page_done(&job, fetched, depth, last_fetch, now, change)
                     }
                     None => self.finish_page(&job, None, None, Done::Failed, now),
                 }
@@ -64,21 +66,19 @@ impl Crawler {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn page_done(
         &mut self,
         job: &Job,
-        fetch: &Fetch,
-        analysis: Analysis,
+        fetched: Fetched<'_>,
         depth: u32,
         last_fetch: Option<f64>,
         now: f64,
         delay_change: Option<DelayChange>,
     ) -> Result<()> {
+        let Fetched { fetch, analysis, encoded } = fetched;
         let trail = self.redirect_trails.remove(job.url.as_str());
-        // An unwanted type's head alone would read as an empty page in WARC: not archived.
-        if !matches!(fetch.outcome, Outcome::UnwantedContentType { .. }) {
-            self.archive(fetch, last_fetch)?;
+        if is_archived(fetch) {
+            self.archive_encoded(fetch, last_fetch, encoded)?;
         }
         self.summary.pages += 1;
         self.summary.bytes += fetch.transfer_body.len() as u64;
@@ -159,7 +159,8 @@ impl Crawler {
         note_delay_change(&mut line, delay_change);
         self.log.write(&line)?;
         let done = if ok { Done::Fetched } else { Done::Failed };
-        self.finish_page(job, Some(fetch), analysis.text, done, now)
+        let text = analysis.text.map(|text| (text, analysis.signature));
+        self.finish_page(job, Some(fetch), text, done, now)
     }
 
     /// The page's fetch is over: what it teaches goes into its memory and its change-rate
@@ -171,11 +172,13 @@ impl Crawler {
         &mut self,
         job: &Job,
         fetch: Option<&Fetch>,
-        text: Option<MainText>,
+        text: Option<(MainText, Option<Signature>)>,
         done: Done,
         now: f64,
     ) -> Result<()> {
-        let JobKind::Page { validators, memory, fingerprint, weight, change_rate, .. } = &job.kind else {
+        let JobKind::Page { validators, memory, fingerprint, weight, change_rate, boilerplate, .. } =
+            &job.kind
+        else {
             return Ok(());
         };
         let received = fetch
@@ -191,7 +194,8 @@ impl Crawler {
         let mut memory = **memory;
         let new_fingerprint = match fetch {
             Some(fetch) if fetch.outcome.is_ok() => {
-                self.content_fingerprint(job.host, fetch, text, memory.last_content.is_none())?
+                let first_fetch = memory.last_content.is_none();
+                self.content_fingerprint(job.host, fetch, text, boilerplate, first_fetch)?
             }
             _ => fingerprint.clone(),
         };
@@ -283,18 +287,32 @@ impl Crawler {
     /// boilerplate left out), else the xxh3-128 of the body (empty if the body is incomplete).
     /// A page's first fetch also teaches its host's boilerplate table (only the first, so that
     /// a page fetched often does not count as many pages).
+    ///
+    /// The job computed the signature with the host's boilerplate set of its start
+    /// (`job_set`); it is taken when the table says the same of every block of the page now,
+    /// so it is the signature the table gives. Else it is computed again here, and the host's
+    /// set, found out of date, is taken anew.
     fn content_fingerprint(
         &mut self,
         host: freshet_schedule::online::HostId,
         fetch: &Fetch,
-        text: Option<MainText>,
+        text: Option<(MainText, Option<Signature>)>,
+        job_set: &Arc<BoilerplateSet>,
         first_fetch: bool,
     ) -> Result<Vec<u8>> {
-        let Some(text) = text else {
+        let Some((text, job_signature)) = text else {
             return Ok(fetch.fingerprint.map(|print| print.to_be_bytes().to_vec()).unwrap_or_default());
         };
         let state = self.host_mut(host)?;
-        let signature = Signature::of_text(&text, Some(&state.boilerplate));
+        let signature = match job_signature {
+            Some(signature) if job_set.agrees_with(&state.boilerplate, &text) => signature,
+            _ => {
+                if Arc::ptr_eq(job_set, &state.boilerplate_set) {
+                    state.boilerplate_set = Arc::new(state.boilerplate.snapshot());
+                }
+                Signature::of_text(&text, Some(&state.boilerplate))
+            }
+        };
         if first_fetch {
             state.boilerplate.learn(&text);
         }
@@ -439,28 +457,72 @@ impl Crawler {
     /// Writes the WARC records of a fetch that got an answer: request and response, or request
     /// and a `revisit` (server-not-modified) for a 304 to a conditional GET.
     pub(super) fn archive(&mut self, fetch: &Fetch, last_fetch: Option<f64>) -> Result<()> {
-        let Some(message) = fetch.response_message() else { return Ok(()) };
-        let request = fetch.request_message();
-        let date = WarcDate::from_system_time(fetch.timings.started)?;
-        let target_uri = fetch.url.as_str();
-        let response = match (&fetch.outcome, last_fetch) {
-            (Outcome::NotModified, Some(last)) => CaptureResponse::NotModified {
-                message: &message,
-                refers_to: RefersTo {
-                    target_uri,
-                    date: WarcDate::from_system_time(
-                        SystemTime::UNIX_EPOCH + std::time::Duration::from_secs_f64(last.max(0.0)),
-                    )?,
-                    record_id: None,
-                },
-            },
-            _ => CaptureResponse::Full { message: &message, truncated: fetch.truncated.map(truncation) },
-        };
-        let ip_address = fetch.remote.map(|remote| remote.ip());
-        self.warc.write_capture(&Capture { target_uri, date, ip_address, request: &request, response })?;
-        self.warc_dirty = true;
+        let warc = &mut self.warc;
+        if with_capture(fetch, last_fetch, |capture| warc.write_capture(capture))?.is_some() {
+            self.warc_dirty = true;
+        }
         Ok(())
     }
+
+    /// [`Self::archive`], appending the records the fetch task encoded when they are for the
+    /// file being written (else, or if the task could not encode them, encoded here again).
+    fn archive_encoded(
+        &mut self,
+        fetch: &Fetch,
+        last_fetch: Option<f64>,
+        encoded: Option<freshet_warc::Result<EncodedCapture>>,
+    ) -> Result<()> {
+        if let Some(Ok(encoded)) = encoded
+            && self.warc.write_encoded(&encoded)?.is_some()
+        {
+            self.warc_dirty = true;
+            return Ok(());
+        }
+        self.archive(fetch, last_fetch)
+    }
+}
+
+/// What a page job brought back for its one request.
+struct Fetched<'a> {
+    fetch: &'a Fetch,
+    analysis: Analysis,
+    encoded: Option<freshet_warc::Result<EncodedCapture>>,
+}
+
+/// Whether a page fetch's answer goes to WARC: any answer but an unwanted type, whose head
+/// alone would read as an empty page.
+pub(crate) fn is_archived(fetch: &Fetch) -> bool {
+    !matches!(fetch.outcome, Outcome::UnwantedContentType { .. })
+}
+
+/// Calls `write` with the WARC capture of a fetch that got an answer (`None` without one):
+/// request and response, or request and a `revisit` (server-not-modified) for a 304 to a
+/// conditional GET (`last_fetch`: when the copy it refers to was fetched). Run by the control
+/// task, and by a page's fetch task to encode its records there.
+pub(crate) fn with_capture<R>(
+    fetch: &Fetch,
+    last_fetch: Option<f64>,
+    write: impl FnOnce(&Capture<'_>) -> freshet_warc::Result<R>,
+) -> freshet_warc::Result<Option<R>> {
+    let Some(message) = fetch.response_message() else { return Ok(None) };
+    let request = fetch.request_message();
+    let date = WarcDate::from_system_time(fetch.timings.started)?;
+    let target_uri = fetch.url.as_str();
+    let response = match (&fetch.outcome, last_fetch) {
+        (Outcome::NotModified, Some(last)) => CaptureResponse::NotModified {
+            message: &message,
+            refers_to: RefersTo {
+                target_uri,
+                date: WarcDate::from_system_time(
+                    SystemTime::UNIX_EPOCH + std::time::Duration::from_secs_f64(last.max(0.0)),
+                )?,
+                record_id: None,
+            },
+        },
+        _ => CaptureResponse::Full { message: &message, truncated: fetch.truncated.map(truncation) },
+    };
+    let ip_address = fetch.remote.map(|remote| remote.ip());
+    write(&Capture { target_uri, date, ip_address, request: &request, response }).map(Some)
 }
 
 /// What a robots.txt chain's last answer means (RFC 9309 §2.3.1). A 2xx whose body could not

@@ -29,7 +29,7 @@ use crate::revisit::{HostRates, PageMemory, Revisit};
 
 mod adapt;
 mod complete;
-pub(crate) use complete::log_time;
+pub(crate) use complete::{is_archived, log_time, with_capture};
 pub(crate) mod sitemaps;
 mod status;
 
@@ -466,6 +466,7 @@ impl Crawler {
                 self.page_requests += 1;
                 self.note_start(Instant::now());
                 let record = stored.record;
+                let boilerplate = Arc::clone(&self.host_mut(host)?.boilerplate_set);
                 let memory = PageMemory::from_bytes(&record.estimator)
                     .map_err(|source| CrawlError::StoredMemory { page: page.0, source })?;
                 JobKind::Page {
@@ -476,6 +477,7 @@ impl Crawler {
                     fingerprint: record.fingerprint,
                     weight: record.weight,
                     change_rate: record.change_rate,
+                    boilerplate,
                 }
             }
             // With more than one slot per host, another page of the host may be picked while
@@ -502,7 +504,8 @@ impl Crawler {
             JobKind::Robots => self.host_mut(host)?.robots_url.clone(),
             JobKind::Page { .. } | JobKind::Sitemap(_) => url,
         };
-        let job = Job { page, host, url, not_before, delay, kind };
+        let warc = matches!(kind, JobKind::Page { .. }).then(|| self.warc.encoder());
+        let job = Job { page, host, url, not_before, delay, warc, kind };
         let handle = self.jobs.spawn(job.clone().run(self.fetcher.clone(), Arc::clone(&self.link_options)));
         self.in_flight.insert(handle.id(), job);
         Ok(())

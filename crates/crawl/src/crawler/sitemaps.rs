@@ -143,7 +143,8 @@ impl Crawler {
         }
         let Some(url) = next else { return Ok(false) };
         let options = SitemapOptions { location, ..SitemapOptions::default() };
-        let job = Job { page, host, url, not_before, delay, kind: JobKind::Sitemap(Box::new(options)) };
+        let job =
+            Job { page, host, url, not_before, delay, warc: None, kind: JobKind::Sitemap(Box::new(options)) };
         let handle = self.jobs.spawn(job.clone().run(self.fetcher.clone(), Arc::clone(&self.link_options)));
         self.in_flight.insert(handle.id(), job);
         Ok(true)

@@ -51,18 +51,38 @@ pub fn date(seconds: u64) -> WarcDate {
 /// Writes one capture of each kind: a plain 200, a truncated 200 with a binary body over IPv6,
 /// an identical-payload revisit of the first and a 304 revisit. Returns what the writer said.
 pub fn write_every_kind(writer: &mut WarcWriter) -> Vec<CaptureWritten> {
+    write_every_kind_with(writer, |writer, capture| writer.write_capture(capture).unwrap())
+}
+
+/// Writes the capture as the crawler does: encoded by the writer's encoder (as a fetch task
+/// would), appended by `write_encoded`, else (another file by now, seeded ids) written by
+/// `write_capture`. The flag says whether the encoding was appended.
+pub fn write_encoded_or_capture(writer: &mut WarcWriter, capture: &Capture<'_>) -> (CaptureWritten, bool) {
+    let encoded = writer.encoder().encode(capture).unwrap();
+    match writer.write_encoded(&encoded).unwrap() {
+        Some(written) => (written, true),
+        None => (writer.write_capture(capture).unwrap(), false),
+    }
+}
+
+/// [`write_every_kind`], each capture written by `write`.
+pub fn write_every_kind_with(
+    writer: &mut WarcWriter,
+    mut write: impl FnMut(&mut WarcWriter, &Capture<'_>) -> CaptureWritten,
+) -> Vec<CaptureWritten> {
     let body = page_body(1, 2000);
     let first_request = request("/");
     let first_response = ok_response(&body);
-    let first = writer
-        .write_capture(&Capture {
+    let first = write(
+        writer,
+        &Capture {
             target_uri: "http://h1.web.test/",
             date: date(0),
             ip_address: Some("127.0.0.1".parse().unwrap()),
             request: &first_request,
             response: CaptureResponse::Full { message: &first_response, truncated: None },
-        })
-        .unwrap();
+        },
+    );
 
     let binary: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
     let mut binary_response =
@@ -70,8 +90,9 @@ pub fn write_every_kind(writer: &mut WarcWriter) -> Vec<CaptureWritten> {
             .to_vec();
     binary_response.extend_from_slice(&binary);
     let binary_request = request("/big.bin");
-    let truncated = writer
-        .write_capture(&Capture {
+    let truncated = write(
+        writer,
+        &Capture {
             target_uri: "http://h1.web.test/big.bin",
             date: WarcDate::from_unix(1_700_000_001, 250_000).unwrap(),
             ip_address: Some("::1".parse().unwrap()),
@@ -80,8 +101,8 @@ pub fn write_every_kind(writer: &mut WarcWriter) -> Vec<CaptureWritten> {
                 message: &binary_response,
                 truncated: Some(Truncation::Length),
             },
-        })
-        .unwrap();
+        },
+    );
 
     let refers_to = RefersTo {
         target_uri: "http://h1.web.test/",
@@ -89,28 +110,30 @@ pub fn write_every_kind(writer: &mut WarcWriter) -> Vec<CaptureWritten> {
         record_id: Some(first.response.record_id),
     };
     let again_request = request("/");
-    let identical = writer
-        .write_capture(&Capture {
+    let identical = write(
+        writer,
+        &Capture {
             target_uri: "http://h1.web.test/",
             date: date(60),
             ip_address: Some("127.0.0.1".parse().unwrap()),
             request: &again_request,
             response: CaptureResponse::IdenticalPayload { message: &first_response, refers_to },
-        })
-        .unwrap();
+        },
+    );
 
     let conditional_request =
         b"GET / HTTP/1.1\r\nHost: h1.web.test\r\nIf-None-Match: \"v1\"\r\n\r\n".to_vec();
     let not_modified_response = b"HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\n\r\n".to_vec();
-    let not_modified = writer
-        .write_capture(&Capture {
+    let not_modified = write(
+        writer,
+        &Capture {
             target_uri: "http://h1.web.test/",
             date: date(120),
             ip_address: None,
             request: &conditional_request,
             response: CaptureResponse::NotModified { message: &not_modified_response, refers_to },
-        })
-        .unwrap();
+        },
+    );
     vec![first, truncated, identical, not_modified]
 }
 
