@@ -94,6 +94,11 @@ impl SeenIndex {
         Self { entries: HashMap::with_capacity_and_hasher(urls, BuildHasherDefault::default()) }
     }
 
+    /// Makes room for `urls` more entries without growing.
+    pub fn reserve(&mut self, urls: usize) {
+        self.entries.reserve(urls);
+    }
+
     /// The page and host of the URL with fingerprint `fingerprint`, if seen.
     #[must_use]
     pub fn get(&self, fingerprint: u64) -> Option<(PageId, HostId)> {
@@ -156,12 +161,14 @@ impl<S: FrontierStore> SeenFilter<S> {
         Self { store, index: SeenIndex::new() }
     }
 
-    /// `store` with its index rebuilt from every page it holds (one scan in id order).
+    /// `store` with its index rebuilt from every page it holds (one scan in id order, into a
+    /// table sized from [`counts`](FrontierStore::counts), so it never grows while rebuilding).
     ///
     /// # Errors
-    /// What [`FrontierStore::pages`] returns.
+    /// What [`FrontierStore::counts`] and [`FrontierStore::pages`] return.
     pub fn open(store: S) -> Result<Self> {
         let mut filter = Self::new(store);
+        filter.reserve_for_store()?;
         let mut after = None;
         loop {
             let pages = filter.store.pages(after, 4096)?;
@@ -170,6 +177,17 @@ impl<S: FrontierStore> SeenFilter<S> {
             after = Some(last);
         }
         Ok(filter)
+    }
+
+    /// Sizes the index for every page the engine holds (before [`remember`](Self::remember)ing
+    /// them), so that a rebuild never doubles the table.
+    ///
+    /// # Errors
+    /// What [`FrontierStore::counts`] returns.
+    pub fn reserve_for_store(&mut self) -> Result<()> {
+        let pages = self.store.counts()?.pages();
+        self.index.reserve(usize::try_from(pages).unwrap_or(usize::MAX));
+        Ok(())
     }
 
     /// Adds pages read from the engine (by [`pages`](FrontierStore::pages)) to the index: for a
@@ -345,7 +363,9 @@ fn renumber(error: StoreError, origins: &[usize]) -> StoreError {
     let original = |op: usize| origins.get(op).copied().unwrap_or(op);
     match error {
         StoreError::Empty { op, field } => StoreError::Empty { op: original(op), field },
-        StoreError::TooLong { op, field, len, max } => StoreError::TooLong { op: original(op), field, len, max },
+        StoreError::TooLong { op, field, len, max } => {
+            StoreError::TooLong { op: original(op), field, len, max }
+        }
         StoreError::BadCharacter { op, field, character, at } => {
             StoreError::BadCharacter { op: original(op), field, character, at }
         }
@@ -420,7 +440,10 @@ mod tests {
         store.commit(&[discover("https://h.test/a"), discover("https://h.test/b")]).unwrap();
         let filter = SeenFilter::open(store).unwrap();
         assert_eq!(filter.index().len(), 2);
-        assert_eq!(filter.index().get(url_fingerprint("https://h.test/b")).map(|(page, _)| page), Some(PageId(1)));
+        assert_eq!(
+            filter.index().get(url_fingerprint("https://h.test/b")).map(|(page, _)| page),
+            Some(PageId(1))
+        );
     }
 
     #[test]
