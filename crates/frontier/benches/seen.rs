@@ -1,5 +1,5 @@
-//! The seen-URL path at scale. Two parts, both fed by one synthetic link stream: URLs of 63–77
-//! bytes (`https://www.site{h}.example.org/{section}/{year}/story-{i}.html`) on 10^6 hosts,
+//! The seen-URL path at scale. Two parts, both fed by one synthetic link stream: URLs of 59–80
+//! bytes (`https://www.site{h}.example.org/{section}/{year}/{month}/story-{i}.html`) on 10^6 hosts,
 //! each new URL followed by `REPEATS` links to URLs seen before (drawn uniformly from all seen
 //! so far: the cache's worst case; a real crawl's links favour popular pages), so each URL is
 //! discovered ~`REPEATS + 1` times.

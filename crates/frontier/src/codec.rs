@@ -9,8 +9,9 @@ use crate::apply::PageRow;
 use crate::error::{Result, StoreError};
 use crate::record::{HostPoliteness, HostRecord, PageRecord, PageState};
 
-/// The layout version of the stored values; bump it with any change to the structs below.
-pub(crate) const FORMAT: u64 = 1;
+/// The layout version of the store (the values below and the redb engine's tables); bump it
+/// with any change. 2: the seen set is keyed by URL fingerprint (see `redb_engine`).
+pub(crate) const FORMAT: u64 = 2;
 
 #[derive(Serialize)]
 struct PageOut<'a> {
@@ -111,6 +112,13 @@ pub(crate) fn decode_page(page: u32, bytes: &[u8]) -> Result<PageRow> {
         estimator: input.estimator,
     };
     Ok(PageRow { url: input.url, record })
+}
+
+/// The URL of an encoded page record (its first field), without decoding the rest: the seen
+/// set's confirmation of a fingerprint.
+pub(crate) fn page_url(page: u32, bytes: &[u8]) -> Result<&str> {
+    let (url, _) = postcard::take_from_bytes::<&str>(bytes).map_err(|error| corrupt("pages", page, error))?;
+    Ok(url)
 }
 
 pub(crate) fn encode_host(host: &HostRecord) -> Result<Vec<u8>> {

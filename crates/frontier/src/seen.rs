@@ -46,7 +46,8 @@ use crate::record::{Counts, HostRecord, StoredPage};
 use crate::store::FrontierStore;
 
 /// The fingerprint the seen index keys a URL by: xxh3-64 of its bytes (the canonical URL, as the
-/// store compares them). Not kept on disk, so it need not be stable across versions.
+/// store compares them). The redb engine keys its seen set by it too, so it must not change
+/// without a new store format (xxh3 is a fixed, specified function).
 #[must_use]
 pub fn url_fingerprint(url: &str) -> u64 {
     xxh3_64(url.as_bytes())
