@@ -1,5 +1,5 @@
 //! The seen-URL path at scale. Two parts, both fed by one synthetic link stream: URLs of 59–80
-//! bytes (`https://www.site{h}.example.org/{section}/{year}/{month}/story-{i}.html`) on 10^6 hosts,
+//! bytes (`https://www.site{h}.example.org/{section}/{year}/{month}/story-{i}.html`), 100 a host,
 //! each new URL followed by `REPEATS` links to URLs seen before (drawn uniformly from all seen
 //! so far: the cache's worst case; a real crawl's links favour popular pages), so each URL is
 //! discovered ~`REPEATS + 1` times.
@@ -11,8 +11,8 @@
 //!    `SeenFilter::open` does after reading each page from the engine).
 //! 2. `store`: `SeenFilter<RedbStore>` (the crawler's store) against a bare `RedbStore` (the
 //!    crawler's store before it) at `SEEN_BENCH_STORE_URLS` (default 10^6) new URLs, in the
-//!    crawler's group commits: alternately a batch of `BATCH_NEW` new URLs and one of
-//!    `BATCH_NEW · REPEATS` repeats. Reports discoveries/s of each kind, the redb file's bytes
+//!    crawler's group commits: alternately a batch of `SEEN_BENCH_BATCH_NEW` (default 1,000) new
+//!    URLs and one of `REPEATS` times as many repeats. Reports discoveries/s of each kind, the redb file's bytes
 //!    per URL (discoveries only) and the time of `SeenFilter::open` (the resume rebuild).
 //!
 //! `cargo bench -p freshet-frontier --bench seen` (`-- index` or `-- store` for one part).
@@ -24,12 +24,12 @@ use std::time::{Duration, Instant};
 use freshet_frontier::{Discovery, FrontierStore, Op, RedbStore, SeenFilter, SeenIndex, url_fingerprint};
 use freshet_schedule::online::{HostId, PageId};
 
-const HOSTS: u64 = 1_000_000;
+/// URLs per host (10^6 hosts at 10^8 URLs).
+const URLS_PER_HOST: u64 = 100;
 /// Links to already seen URLs per new URL.
 const REPEATS: u64 = 6;
 /// New URLs per block of the index part (and per commit of the store part).
 const BLOCK_NEW: u64 = 10_000;
-const BATCH_NEW: u64 = 1_000;
 const SECTIONS: [&str; 8] = ["news", "sport", "culture", "business", "politics", "tech", "travel", "science"];
 
 /// splitmix64: a fixed, fast mix for the synthetic stream.
@@ -40,10 +40,10 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// Writes URL number `i` into `out` and returns its host number.
-fn url(i: u64, out: &mut String) -> u64 {
+/// Writes URL number `i` (of a stream on `hosts` hosts) into `out` and returns its host number.
+fn url(i: u64, hosts: u64, out: &mut String) -> u64 {
     let m = mix(i);
-    let host = m % HOSTS;
+    let host = m % hosts;
     out.clear();
     let section = SECTIONS[((m >> 24) % 8) as usize];
     write!(out, "https://www.site{host}.example.org/{section}/{}/story-{i}.html", 2000 + (m >> 40) % 26)
@@ -83,13 +83,14 @@ fn per_s(count: u64, time: Duration) -> f64 {
 }
 
 fn index_part(urls: u64) {
-    println!("## index: SeenIndex alone, {urls} new URLs, {REPEATS} repeats each, {HOSTS} hosts");
+    let host_count = (urls / URLS_PER_HOST).max(1);
+    println!("## index: SeenIndex alone, {urls} new URLs, {REPEATS} repeats each, {host_count} hosts");
     let rss_before = resident_bytes();
     let cpu_before = cpu_seconds();
     let mut index = SeenIndex::new();
     let mut strings: Vec<String> =
         (0..BLOCK_NEW * (REPEATS + 1)).map(|_| String::with_capacity(96)).collect();
-    let mut hosts = vec![0u64; strings.len()];
+    let mut host_of = vec![0u64; strings.len()];
     let (mut new_time, mut repeat_time) = (Duration::ZERO, Duration::ZERO);
     let (mut new_count, mut repeat_count, mut url_bytes) = (0u64, 0u64, 0u64);
     let mut draw = 0u64;
@@ -97,7 +98,7 @@ fn index_part(urls: u64) {
     while next < urls {
         let fresh = BLOCK_NEW.min(urls - next);
         for k in 0..fresh {
-            hosts[k as usize] = url(next + k, &mut strings[k as usize]);
+            host_of[k as usize] = url(next + k, host_count, &mut strings[k as usize]);
             url_bytes += strings[k as usize].len() as u64;
         }
         let started = Instant::now();
@@ -105,7 +106,7 @@ fn index_part(urls: u64) {
             let string = &strings[k as usize];
             let fingerprint = url_fingerprint(string);
             if index.get(fingerprint).is_none() {
-                index.insert(fingerprint, PageId((next + k) as u32), HostId(hosts[k as usize] as u32));
+                index.insert(fingerprint, PageId((next + k) as u32), HostId(host_of[k as usize] as u32));
             }
         }
         new_time += started.elapsed();
@@ -114,7 +115,7 @@ fn index_part(urls: u64) {
         let repeats = fresh * REPEATS;
         for k in 0..repeats {
             draw += 1;
-            let _ = url(mix(draw ^ 0x5eed) % next, &mut strings[k as usize]);
+            let _ = url(mix(draw ^ 0x5eed) % next, host_count, &mut strings[k as usize]);
         }
         let started = Instant::now();
         let mut found = 0u64;
@@ -166,14 +167,14 @@ fn index_part(urls: u64) {
     while next < urls {
         let fresh = BLOCK_NEW.min(urls - next);
         for k in 0..fresh {
-            hosts[k as usize] = url(next + k, &mut strings[k as usize]);
+            host_of[k as usize] = url(next + k, host_count, &mut strings[k as usize]);
         }
         let started = Instant::now();
         for k in 0..fresh {
             rebuilt.insert(
                 url_fingerprint(&strings[k as usize]),
                 PageId((next + k) as u32),
-                HostId(hosts[k as usize] as u32),
+                HostId(host_of[k as usize] as u32),
             );
         }
         rebuild_time += started.elapsed();
@@ -191,12 +192,12 @@ fn index_part(urls: u64) {
 }
 
 /// Discoveries of new URLs `first..first + count`.
-fn new_batch(first: u64, count: u64, buffer: &mut String) -> Vec<Op> {
-    (first..first + count).map(|i| discovery(i, buffer)).collect()
+fn new_batch(first: u64, count: u64, hosts: u64, buffer: &mut String) -> Vec<Op> {
+    (first..first + count).map(|i| discovery(i, hosts, buffer)).collect()
 }
 
-fn discovery(i: u64, buffer: &mut String) -> Op {
-    let host = url(i, buffer);
+fn discovery(i: u64, hosts: u64, buffer: &mut String) -> Op {
+    let host = url(i, hosts, buffer);
     Op::Discover(Discovery {
         url: buffer.clone(),
         host: host_key(host),
@@ -215,14 +216,15 @@ struct StoreFigures {
     file_bytes: u64,
 }
 
-fn store_run(store: &mut impl FrontierStore, urls: u64) -> StoreFigures {
+fn store_run(store: &mut impl FrontierStore, urls: u64, batch_new: u64) -> StoreFigures {
+    let hosts = (urls / URLS_PER_HOST).max(1);
     let mut buffer = String::new();
     let (mut new_time, mut repeat_time) = (Duration::ZERO, Duration::ZERO);
     let mut draw = 0u64;
     let mut next = 0u64;
     while next < urls {
-        let fresh = BATCH_NEW.min(urls - next);
-        let batch = new_batch(next, fresh, &mut buffer);
+        let fresh = batch_new.min(urls - next);
+        let batch = new_batch(next, fresh, hosts, &mut buffer);
         let started = Instant::now();
         let report = store.commit(&batch).unwrap();
         new_time += started.elapsed();
@@ -231,7 +233,7 @@ fn store_run(store: &mut impl FrontierStore, urls: u64) -> StoreFigures {
         let repeats: Vec<Op> = (0..fresh * REPEATS)
             .map(|_| {
                 draw += 1;
-                discovery(mix(draw ^ 0x5eed) % next, &mut buffer)
+                discovery(mix(draw ^ 0x5eed) % next, hosts, &mut buffer)
             })
             .collect();
         let started = Instant::now();
@@ -247,10 +249,11 @@ fn store_run(store: &mut impl FrontierStore, urls: u64) -> StoreFigures {
     }
 }
 
-fn store_part(urls: u64) {
+fn store_part(urls: u64, batch_new: u64) {
+    let hosts = (urls / URLS_PER_HOST).max(1);
     println!(
-        "## store: {urls} new URLs in commits of {BATCH_NEW} new, then {} repeats, {HOSTS} hosts",
-        BATCH_NEW * REPEATS
+        "## store: {urls} new URLs in commits of {batch_new} new, then {} repeats, {hosts} hosts",
+        batch_new * REPEATS
     );
     let dir = tempfile::tempdir_in(std::env::var("SEEN_BENCH_DIR").unwrap_or_else(|_| ".".into())).unwrap();
     println!(
@@ -258,22 +261,32 @@ fn store_part(urls: u64) {
     );
     println!("|---|---|---|---|---|---|");
     let mut rebuild = None;
-    for filtered in [false, true] {
+    // `SEEN_BENCH_FILTERED_FIRST=1` swaps the order, to see what the order costs (the disk).
+    let order =
+        if std::env::var("SEEN_BENCH_FILTERED_FIRST").is_ok() { [true, false] } else { [false, true] };
+    for filtered in order {
         let path = dir.path().join(if filtered { "filtered.redb" } else { "bare.redb" });
         let redb = RedbStore::open(&path).unwrap();
         let mut figures = if filtered {
             let mut store = SeenFilter::new(redb);
-            let figures = store_run(&mut store, urls);
+            let figures = store_run(&mut store, urls, batch_new);
             drop(store);
             figures
         } else {
             let mut store = redb;
-            store_run(&mut store, urls)
+            store_run(&mut store, urls, batch_new)
         };
         figures.file_bytes = std::fs::metadata(&path).unwrap().len();
         let mut redb = RedbStore::open(&path).unwrap();
         redb.compact().unwrap();
         let compacted = std::fs::metadata(&path).unwrap().len();
+        let tables: Vec<String> = redb
+            .table_bytes()
+            .unwrap()
+            .into_iter()
+            .map(|(table, bytes)| format!("{table} {:.1}", bytes as f64 / urls as f64))
+            .collect();
+        eprintln!("  after compact, bytes/URL by table: {}", tables.join(", "));
         if filtered {
             let started = Instant::now();
             let store = SeenFilter::open(redb).unwrap();
@@ -313,7 +326,7 @@ fn main() {
     let env =
         |name: &str, default: u64| std::env::var(name).ok().and_then(|n| n.parse().ok()).unwrap_or(default);
     if which("store") {
-        store_part(env("SEEN_BENCH_STORE_URLS", 1_000_000));
+        store_part(env("SEEN_BENCH_STORE_URLS", 1_000_000), env("SEEN_BENCH_BATCH_NEW", 1_000));
     }
     if which("index") {
         index_part(env("SEEN_BENCH_INDEX_URLS", 100_000_000));
