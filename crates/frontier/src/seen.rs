@@ -447,6 +447,36 @@ mod tests {
         );
     }
 
+    /// One operation of a generated batch: a discovery from a small pool of URLs (so that
+    /// repeats, in and across batches, are common), a removal or a start of a small id.
+    fn op_strategy() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            6 => (0..12u32).prop_map(|n| discover(&format!("https://h.test/{n}"))),
+            1 => (0..16u32).prop_map(|page| Op::Remove(PageId(page))),
+            1 => (0..16u32).prop_map(|page| Op::Start(PageId(page))),
+        ]
+    }
+
+    proptest::proptest! {
+        /// The filter changes no answer: the same batches through `SeenFilter<MemoryStore>` and
+        /// a bare `MemoryStore` give the same reports, the same errors (naming the same
+        /// operation) and the same pages.
+        #[test]
+        fn the_filter_answers_as_the_engine_does(
+            batches in proptest::collection::vec(proptest::collection::vec(op_strategy(), 0..8), 0..12),
+        ) {
+            let (mut bare, mut filter) = (MemoryStore::new(), SeenFilter::new(MemoryStore::new()));
+            for batch in &batches {
+                let expected = bare.commit(batch).map_err(|error| error.to_string());
+                let got = filter.commit(batch).map_err(|error| error.to_string());
+                proptest::prop_assert_eq!(got, expected);
+            }
+            proptest::prop_assert_eq!(filter.pages(None, 100).unwrap(), bare.pages(None, 100).unwrap());
+            proptest::prop_assert!(filter.index().len() as u64 <= bare.counts().unwrap().pages());
+        }
+    }
+
     #[test]
     fn heap_bytes_follows_the_capacity() {
         let mut index = SeenIndex::with_capacity(1000);
