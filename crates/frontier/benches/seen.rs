@@ -206,6 +206,7 @@ fn discovery(i: u64, hosts: u64, buffer: &mut String) -> Op {
         depth: 3,
         discovered_from: Some(PageId(0)),
         due: 0.0,
+        redirect_trail: Vec::new(),
     })
 }
 

@@ -34,6 +34,7 @@ fn discovery(i: usize) -> Op {
         depth: 3,
         discovered_from: Some(PageId(0)),
         due: 0.0,
+        redirect_trail: Vec::new(),
     })
 }
 

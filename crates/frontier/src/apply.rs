@@ -173,6 +173,7 @@ fn discover(
         last_modified: None,
         fingerprint: Vec::new(),
         estimator: Vec::new(),
+        redirect_trail: discovery.redirect_trail.clone(),
     };
     tables.put_url(&discovery.url, page, host.0)?;
     tables.put_page(page, PageRow { url: discovery.url.clone(), record })?;
@@ -213,6 +214,7 @@ fn complete(tables: &mut impl Tables, meta: &mut Meta, op: usize, completion: &C
     record.last_modified.clone_from(&completion.last_modified);
     record.fingerprint.clone_from(&completion.fingerprint);
     record.estimator.clone_from(&completion.estimator);
+    record.redirect_trail.clear();
     tables.put_page(completion.page.0, row)
 }
 

@@ -10,7 +10,7 @@ use crate::error::{Result, StoreError};
 use crate::record::{HostPoliteness, HostRecord, PageRecord, PageState};
 
 /// The layout version of the store (the values below and the redb engine's tables); bump it
-/// with any change. 2: the seen set is keyed by URL fingerprint (see `redb_engine`).
+/// with any change. 2: the seen set is keyed by URL fingerprint (see `redb_engine`), a page keeps its redirect trail.
 pub(crate) const FORMAT: u64 = 2;
 
 #[derive(Serialize)]
@@ -28,6 +28,7 @@ struct PageOut<'a> {
     last_modified: Option<&'a str>,
     fingerprint: &'a [u8],
     estimator: &'a [u8],
+    redirect_trail: &'a [String],
 }
 
 #[derive(Deserialize)]
@@ -45,6 +46,7 @@ struct PageIn {
     last_modified: Option<String>,
     fingerprint: Vec<u8>,
     estimator: Vec<u8>,
+    redirect_trail: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -85,6 +87,7 @@ pub(crate) fn encode_page(page: u32, row: &PageRow) -> Result<Vec<u8>> {
         last_modified: record.last_modified.as_deref(),
         fingerprint: &record.fingerprint,
         estimator: &record.estimator,
+        redirect_trail: &record.redirect_trail,
     };
     postcard::to_stdvec(&out).map_err(|error| corrupt("pages", page, error))
 }
@@ -110,6 +113,7 @@ pub(crate) fn decode_page(page: u32, bytes: &[u8]) -> Result<PageRow> {
         last_modified: input.last_modified,
         fingerprint: input.fingerprint,
         estimator: input.estimator,
+        redirect_trail: input.redirect_trail,
     };
     Ok(PageRow { url: input.url, record })
 }

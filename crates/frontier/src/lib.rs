@@ -59,6 +59,7 @@
 //!     depth: 0,
 //!     discovered_from: None,
 //!     due: 0.0,
+//!     redirect_trail: Vec::new(),
 //! };
 //! let report = store.commit(&[Op::Discover(seed.clone()), Op::Discover(seed)])?;
 //! assert!(report.admissions[0].is_new);

@@ -396,6 +396,7 @@ mod tests {
             depth: 1,
             discovered_from: None,
             due: 0.0,
+            redirect_trail: Vec::new(),
         })
     }
 

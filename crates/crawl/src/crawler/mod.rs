@@ -569,6 +569,7 @@ impl Crawler {
             depth,
             discovered_from: from,
             due: unix_now(),
+            redirect_trail: Vec::new(),
         }));
         self.pending_urls.push(url);
     }
