@@ -105,7 +105,8 @@ pub struct Crawler {
     /// `fetch.max_redirects`): a target that redirects again extends its chain, so a loop or an
     /// endless chain is seen and stopped (see `complete`). Only targets new to the frontier and
     /// scheduled keep an entry (one seen before cannot extend a chain without end), until
-    /// fetched; in memory only, so a resumed crawl starts its chains anew.
+    /// fetched. The store keeps each target's trail in its record until its first fetch, and
+    /// `rebuild` reads them back, so a resumed crawl continues its chains.
     redirect_trails: HashMap<String, Vec<String>>,
     /// Each host's pooled change-rate prior (indexed by host id).
     host_rates: Vec<HostRates>,
@@ -258,6 +259,9 @@ impl Crawler {
                 self.weights.restore(page.id.0, memory.opic_history);
                 if record.next_due.is_none() {
                     continue;
+                }
+                if record.last_fetch.is_none() && !record.redirect_trail.is_empty() {
+                    self.redirect_trails.insert(page.url.clone(), record.redirect_trail.clone());
                 }
                 if memory.history.intervals() > 0 {
                     self.host_rates_mut(record.host).add(record.change_rate);
