@@ -15,7 +15,7 @@
 //! One entry is a 64-bit fingerprint and two `u32` ids, 16 bytes, in a `std` (hashbrown)
 //! table: one control byte per slot, at most 7/8 full, slots a power of two; so 17 bytes per
 //! slot and between ~19.4 and ~39 bytes per URL by where the count falls between two sizes
-//! (22.8 at 10^8 URLs: 2^27 slots). BENCHMARKS.md ("Seen-URL index at 10^8") has the measured
+//! (22.8 at 10^8 URLs: 2^27 slots). BENCHMARKS.md ("Seen-URL set sized for 10^8 URLs") has the measured
 //! figures. The URL itself stays in the engine only.
 //!
 //! # Fingerprint collisions
