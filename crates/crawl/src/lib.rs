@@ -123,11 +123,14 @@
 //! # Discovery and revisits
 //! Links of HTML pages (`freshet_fetch::links`: `nofollow` and robots meta respected) and
 //! redirect targets are canonical already (a redirect's target is a page of its own, fetched
-//! in its host's turn; the crawler remembers the chain that led to a target not yet fetched, so
+//! in its host's turn; the crawler remembers the chain that led to a target not yet fetched (in
+//! the target's store record too, so a resumed crawl continues the chain), so
 //! a redirect back into its own chain is logged as a loop, and one past
 //! `fetch.max_redirects` hops in a row as too many redirects, and neither is followed); they are scope-checked against every seed
 //! ([`CrawlConfig::scope`], [`CrawlConfig::max_depth`], `include`/`exclude`), seen-checked by
-//! the store's `Discover` in the group commit, and new ones added to the scheduler with the
+//! the store's `Discover` in the group commit (a URL seen before is answered by the in-memory
+//! seen-URL index, `freshet_frontier::SeenFilter`, without a read of redb; the index is
+//! refilled by the resume scan), and new ones added to the scheduler with the
 //! `(w, λ)` the revisit policy starts them with (over [`CrawlConfig::host_quota`]: skipped).
 //!
 //! **Revisits** ([`CrawlConfig::revisit`], module [`revisit`]): after each fetch the page stays

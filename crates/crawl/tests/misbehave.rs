@@ -443,3 +443,48 @@ async fn a_revisiting_crawl_keeps_retrying_an_unreachable_robots_txt_and_never_f
     assert!(host_lines.iter().all(|l| detail(l).contains("the host is disallowed")), "{host_lines:?}");
     web.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_chain_cut_by_a_stop_continues_its_count_when_resumed() {
+    let _serial = SERIAL.lock().await;
+    use Misbehaviour::RedirectLoop;
+    let web = start_web(4, vec![RedirectLoop], MisbehaviourSettings::default()).await;
+    let data = tempfile::tempdir().unwrap();
+    let config = config(&web, data.path(), Duration::from_millis(20));
+    let max_redirects = config.fetch.max_redirects;
+    assert!(max_redirects >= 3, "the chain must be long enough to be cut in its middle");
+    let chain_requests = |web: &TestWeb| -> Vec<String> {
+        let log = web.log().entries();
+        requests_to(&log, RedirectLoop)
+            .into_iter()
+            .filter(|e| e.path.starts_with("/chain/"))
+            .map(|e| e.path.clone())
+            .collect()
+    };
+    // The first run stops as soon as the chain's third hop is requested.
+    let cut = async {
+        while !chain_requests(&web).iter().any(|path| path == "/chain/2") {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    let first = Crawler::open(config.clone()).unwrap().run(cut).await.unwrap();
+    assert_eq!(first.stopped, StopReason::Interrupted);
+    let before = chain_requests(&web).len();
+    assert!(before < max_redirects, "the first run was not cut mid-chain: {:?}", chain_requests(&web));
+
+    let mut resumed = config;
+    resumed.seeds.clear();
+    resumed.resume = true;
+    let second = crawl(resumed).await;
+    assert_eq!(second.stopped, StopReason::Done);
+    // Over both runs, the chain ends where one uninterrupted run ends it (`max_redirects`
+    // redirects in a row); a hop in flight at the stop may be requested again, no more.
+    let requested: std::collections::BTreeSet<String> = chain_requests(&web).into_iter().collect();
+    let expected: std::collections::BTreeSet<String> =
+        (0..=max_redirects).map(|n| format!("/chain/{n}")).collect();
+    assert_eq!(requested, expected);
+    let lines = read_log(data.path());
+    let url = web.url(&RedirectLoop.host_name(), &format!("/chain/{max_redirects}"));
+    let last: Vec<&LogLine> = lines.iter().filter(|line| line.url == url).collect();
+    assert!(last.iter().any(|line| detail(line).contains("too many redirects")), "{last:?}");
+}

@@ -34,6 +34,7 @@ fn discovery(i: usize) -> Op {
         depth: 3,
         discovered_from: Some(PageId(0)),
         due: 0.0,
+        redirect_trail: Vec::new(),
     })
 }
 
@@ -142,6 +143,13 @@ fn main() {
     let size = std::fs::metadata(&path).unwrap().len();
     redb.compact().unwrap();
     let compacted = std::fs::metadata(&path).unwrap().len();
+    let tables: Vec<String> = redb
+        .table_bytes()
+        .unwrap()
+        .into_iter()
+        .map(|(table, bytes)| format!("{table} {:.1}", bytes as f64 / urls as f64))
+        .collect();
+    eprintln!("redb after compact, bytes/URL by table: {}", tables.join(", "));
     let bytes =
         format!("{:.0} file, {:.0} after compact", size as f64 / urls as f64, compacted as f64 / urls as f64);
     print("redb", &figures, &bytes);

@@ -63,7 +63,8 @@ pub(crate) trait Tables {
     /// seen-set check of a known URL, the common case in a crawl, is one lookup).
     fn url_id(&mut self, url: &str) -> Result<Option<(u32, u32)>>;
     fn put_url(&mut self, url: &str, page: u32, host: u32) -> Result<()>;
-    fn remove_url(&mut self, url: &str) -> Result<()>;
+    /// Takes `url`, held as `page`, out of the seen set.
+    fn remove_url(&mut self, url: &str, page: u32) -> Result<()>;
     fn page(&mut self, page: u32) -> Result<Option<PageRow>>;
     fn put_page(&mut self, page: u32, row: PageRow) -> Result<()>;
     fn remove_page(&mut self, page: u32) -> Result<()>;
@@ -172,6 +173,7 @@ fn discover(
         last_modified: None,
         fingerprint: Vec::new(),
         estimator: Vec::new(),
+        redirect_trail: discovery.redirect_trail.clone(),
     };
     tables.put_url(&discovery.url, page, host.0)?;
     tables.put_page(page, PageRow { url: discovery.url.clone(), record })?;
@@ -212,6 +214,7 @@ fn complete(tables: &mut impl Tables, meta: &mut Meta, op: usize, completion: &C
     record.last_modified.clone_from(&completion.last_modified);
     record.fingerprint.clone_from(&completion.fingerprint);
     record.estimator.clone_from(&completion.estimator);
+    record.redirect_trail.clear();
     tables.put_page(completion.page.0, row)
 }
 
@@ -240,7 +243,7 @@ fn remove(tables: &mut impl Tables, meta: &mut Meta, op: usize, page: PageId) ->
         tables.set_in_flight(page.0, false)?;
     }
     meta.leave(row.record.state);
-    tables.remove_url(&row.url)?;
+    tables.remove_url(&row.url, page.0)?;
     tables.remove_page(page.0)
 }
 

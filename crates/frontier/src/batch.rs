@@ -24,6 +24,11 @@ pub struct Discovery {
     pub discovered_from: Option<PageId>,
     /// When it may first be fetched (usually the time of discovery).
     pub due: f64,
+    /// For a redirect target, the URLs of the chain of redirects that led to it, oldest first
+    /// (empty for a link): kept in a new page's record until its first fetch, so that a crawl
+    /// resumed mid-chain still sees a loop or one hop too many (see
+    /// [`PageRecord::redirect_trail`](crate::PageRecord::redirect_trail)).
+    pub redirect_trail: Vec<String>,
 }
 
 /// What a finished fetch leaves in the record (URLFrontier's `KnownURLItem`). The record's
@@ -121,6 +126,7 @@ pub(crate) fn validate(index: usize, op: &Op) -> Result<()> {
             check.text("host", &discovery.host, limits::HOST_BYTES)?;
             check.non_negative("weight", discovery.weight)?;
             check.non_negative("change_rate", discovery.change_rate)?;
+            check.redirect_trail(&discovery.redirect_trail)?;
             check.finite("due", discovery.due)
         }
         Op::Start(_) | Op::Remove(_) => Ok(()),
@@ -177,6 +183,15 @@ impl Check {
             return Err(StoreError::TooLong { op: self.op, field, len: value.len(), max });
         }
         Ok(())
+    }
+
+    /// A redirect trail: at most [`limits::REDIRECT_TRAIL`] URLs, each a valid key.
+    fn redirect_trail(&self, trail: &[String]) -> Result<()> {
+        if trail.len() > limits::REDIRECT_TRAIL {
+            let (len, max) = (trail.len(), limits::REDIRECT_TRAIL);
+            return Err(StoreError::TooLong { op: self.op, field: "redirect_trail", len, max });
+        }
+        trail.iter().try_for_each(|url| self.text("redirect_trail", url, limits::URL_BYTES))
     }
 
     /// A key: not empty, not too long, no whitespace or control characters.

@@ -9,8 +9,9 @@ use crate::apply::PageRow;
 use crate::error::{Result, StoreError};
 use crate::record::{HostPoliteness, HostRecord, PageRecord, PageState};
 
-/// The layout version of the stored values; bump it with any change to the structs below.
-pub(crate) const FORMAT: u64 = 1;
+/// The layout version of the store (the values below and the redb engine's tables); bump it
+/// with any change. 2: the seen set is keyed by URL fingerprint (see `redb_engine`), a page keeps its redirect trail.
+pub(crate) const FORMAT: u64 = 2;
 
 #[derive(Serialize)]
 struct PageOut<'a> {
@@ -27,6 +28,7 @@ struct PageOut<'a> {
     last_modified: Option<&'a str>,
     fingerprint: &'a [u8],
     estimator: &'a [u8],
+    redirect_trail: &'a [String],
 }
 
 #[derive(Deserialize)]
@@ -44,6 +46,7 @@ struct PageIn {
     last_modified: Option<String>,
     fingerprint: Vec<u8>,
     estimator: Vec<u8>,
+    redirect_trail: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -84,6 +87,7 @@ pub(crate) fn encode_page(page: u32, row: &PageRow) -> Result<Vec<u8>> {
         last_modified: record.last_modified.as_deref(),
         fingerprint: &record.fingerprint,
         estimator: &record.estimator,
+        redirect_trail: &record.redirect_trail,
     };
     postcard::to_stdvec(&out).map_err(|error| corrupt("pages", page, error))
 }
@@ -109,8 +113,16 @@ pub(crate) fn decode_page(page: u32, bytes: &[u8]) -> Result<PageRow> {
         last_modified: input.last_modified,
         fingerprint: input.fingerprint,
         estimator: input.estimator,
+        redirect_trail: input.redirect_trail,
     };
     Ok(PageRow { url: input.url, record })
+}
+
+/// The URL of an encoded page record (its first field), without decoding the rest: the seen
+/// set's confirmation of a fingerprint.
+pub(crate) fn page_url(page: u32, bytes: &[u8]) -> Result<&str> {
+    let (url, _) = postcard::take_from_bytes::<&str>(bytes).map_err(|error| corrupt("pages", page, error))?;
+    Ok(url)
 }
 
 pub(crate) fn encode_host(host: &HostRecord) -> Result<Vec<u8>> {

@@ -42,6 +42,7 @@ macro_rules! conformance_tests {
             pages_are_listed_in_id_order,
             large_batch_with_duplicates,
             store_rebuilds_the_scheduler,
+            redirect_trail_is_kept_until_the_first_fetch,
         );
     };
     (@tests $make:expr; $($check:ident),* $(,)?) => {
@@ -66,6 +67,7 @@ pub fn discovery(url: &str, host: &str) -> Discovery {
         depth: 0,
         discovered_from: None,
         due: 0.0,
+        redirect_trail: Vec::new(),
     }
 }
 
@@ -248,6 +250,7 @@ pub fn recover_gives_in_flight_pages_back<H: Harness>(harness: &mut H) {
         .map(|i| {
             Op::Discover(Discovery {
                 due: f64::from(i),
+                redirect_trail: Vec::new(),
                 ..discovery(&format!("http://a.test/{i}"), "a.test")
             })
         })
@@ -520,4 +523,43 @@ pub fn store_rebuilds_the_scheduler<H: Harness>(harness: &mut H) {
     assert_eq!(scheduler.len(), 2, "the page never to be fetched again is not scheduled");
     // The never-fetched page (infinitely old copy) is served before the one fetched 1 s ago.
     assert_eq!(scheduler.next(now), Decision::Fetch { page: PageId(1), host: HostId(1) });
+}
+
+/// A redirect target's trail is stored with the new page, survives a reopen and a recovery,
+/// is ignored for a URL already held, and is emptied by the page's first completion; an
+/// oversized trail is refused by name.
+pub fn redirect_trail_is_kept_until_the_first_fetch<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let trail = vec!["http://h.test/a".to_owned(), "http://h.test/b".to_owned()];
+    let target = Discovery { redirect_trail: trail.clone(), ..discovery("http://h.test/c", "h.test") };
+    let report = store.commit(&[Op::Discover(target.clone())]).unwrap();
+    let page = report.admissions[0].page;
+    store.commit(&[Op::Start(page)]).unwrap();
+    let mut store = harness.reopen(store);
+    store.recover().unwrap();
+    assert_eq!(store.page(page).unwrap().unwrap().record.redirect_trail, trail);
+
+    let other = Discovery { redirect_trail: vec!["http://h.test/z".to_owned()], ..target };
+    assert!(!store.commit(&[Op::Discover(other)]).unwrap().admissions[0].is_new);
+    assert_eq!(
+        store.page(page).unwrap().unwrap().record.redirect_trail,
+        trail,
+        "a seen URL is left as it is"
+    );
+
+    store.commit(&[Op::Complete(completion(page, 5.0))]).unwrap();
+    let store = harness.reopen(store);
+    assert!(store.page(page).unwrap().unwrap().record.redirect_trail.is_empty());
+
+    let mut store = store;
+    let long = vec!["http://h.test/x".to_owned(); limits::REDIRECT_TRAIL + 1];
+    let too_long = Discovery { redirect_trail: long, ..discovery("http://h.test/d", "h.test") };
+    let error = store.commit(&[Op::Discover(too_long)]).unwrap_err();
+    assert!(matches!(error, StoreError::TooLong { op: 0, field: "redirect_trail", .. }), "{error:?}");
+    let bad = Discovery {
+        redirect_trail: vec!["http://h.test/ x".to_owned()],
+        ..discovery("http://h.test/d", "h.test")
+    };
+    let error = store.commit(&[Op::Discover(bad)]).unwrap_err();
+    assert!(matches!(error, StoreError::BadCharacter { op: 0, field: "redirect_trail", .. }), "{error:?}");
 }

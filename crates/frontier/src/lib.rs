@@ -15,6 +15,9 @@
 //!   estimator state, last fetch, next due time, `ETag`/`Last-Modified`, fingerprint, depth,
 //!   discovered-from); [`HostRecord`] with [`HostPoliteness`].
 //! - Engines: [`MemoryStore`] (tests, simulations) and [`RedbStore`] (the default: one `redb` file).
+//! - [`SeenFilter`]: any engine behind an in-memory [`SeenIndex`] (URL fingerprint → page and
+//!   host ids, ~23 bytes a URL), so that a link to a URL already seen costs one hash probe and
+//!   no engine read; the crawler's store. Sized for 10^8 URLs (module `seen`, BENCHMARKS.md).
 //! - With the `conformance` feature, `conformance`: the one suite every engine must pass.
 //!
 //! # Mapping to URLFrontier and to Redis
@@ -56,6 +59,7 @@
 //!     depth: 0,
 //!     discovered_from: None,
 //!     due: 0.0,
+//!     redirect_trail: Vec::new(),
 //! };
 //! let report = store.commit(&[Op::Discover(seed.clone()), Op::Discover(seed)])?;
 //! assert!(report.admissions[0].is_new);
@@ -79,6 +83,7 @@ mod error;
 mod memory;
 mod record;
 mod redb_engine;
+mod seen;
 mod store;
 
 #[cfg(feature = "conformance")]
@@ -89,4 +94,5 @@ pub use error::{Result, StoreError};
 pub use memory::MemoryStore;
 pub use record::{Counts, HostPoliteness, HostRecord, PageRecord, PageState, StoredPage, limits};
 pub use redb_engine::RedbStore;
+pub use seen::{SeenFilter, SeenIndex, url_fingerprint};
 pub use store::FrontierStore;

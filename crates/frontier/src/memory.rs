@@ -109,7 +109,7 @@ impl Tables for Transaction<'_> {
         Ok(())
     }
 
-    fn remove_url(&mut self, url: &str) -> Result<()> {
+    fn remove_url(&mut self, url: &str, _page: u32) -> Result<()> {
         let old = self.state.urls.remove(url);
         self.undo.push(Undo::Url(url.to_owned(), old));
         Ok(())

@@ -18,6 +18,9 @@ pub mod limits {
     /// The change-rate estimator's serialised state (`freshet_estimate::ChangeHistory` is 96
     /// bytes in memory).
     pub const ESTIMATOR_BYTES: usize = 256;
+    /// URLs in a redirect trail (a crawler stops a chain long before: 20 hops is the most
+    /// browsers follow, and the `fetch.max_redirects` default is lower).
+    pub const REDIRECT_TRAIL: usize = 32;
 }
 
 /// Where a URL is in its life.
@@ -69,6 +72,11 @@ pub struct PageRecord {
     /// The change-rate estimator's state, serialised by its owner (empty: no observation yet);
     /// opaque bytes to the store.
     pub estimator: Vec<u8>,
+    /// The redirect chain that led to this page, as discovered ([`Discovery::redirect_trail`]
+    /// (crate::Discovery::redirect_trail)); emptied when the page is first reported fetched
+    /// ([`Op::Complete`](crate::Op::Complete)): the chain has then moved on to the next target
+    /// or ended.
+    pub redirect_trail: Vec<String>,
 }
 
 /// A page as [`page`](crate::FrontierStore::page) and [`pages`](crate::FrontierStore::pages)

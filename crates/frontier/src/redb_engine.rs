@@ -2,10 +2,19 @@
 //! ACID transactions; a commit is durable when it returns, and a file cut by `kill -9` or a
 //! power loss reopens at the last commit).
 //!
-//! Tables: `urls` (URL → page id and host id: the seen set), `pages` (page id → [`codec`](crate::codec)
-//! bytes: the URL and its record), `host_keys` (key → host id), `hosts` (host id → record),
+//! Tables: `urls` (the seen set: (xxh3-64 fingerprint of the URL, page id) → host id),
+//! `pages` (page id → [`codec`](crate::codec) bytes: the URL and its record), `host_keys` (key → host id), `hosts` (host id → record),
 //! `in_flight` (page ids in flight, so [`recover`](FrontierStore::recover) costs what is in
 //! flight, not the whole store), `meta` (format, id counters, per-state counts).
+//!
+//! # Why the seen set is keyed by fingerprint
+//! Format 1 keyed `urls` by the URL itself, so every URL was stored twice (there and in its page
+//! record: ~65 bytes plus B-tree overhead, of 561 live bytes a URL in BENCHMARKS.md). Now a
+//! URL is stored once, in `pages`; `urls` holds 16 fixed bytes an entry, and the check stays
+//! exact: every entry under the URL's fingerprint (one, but for a collision) is confirmed by
+//! comparing the URL in its page record, so two URLs with one fingerprint are two pages. The
+//! extra page read is paid only when the fingerprint is found, and before the engine, the
+//! crawler's [`SeenFilter`](crate::SeenFilter) already answers the URLs seen before.
 
 use std::path::{Path, PathBuf};
 
@@ -14,12 +23,13 @@ use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, Tab
 
 use crate::apply::{Meta, PageRow, Tables, apply_batch, recover_in_flight};
 use crate::batch::{CommitReport, Op};
-use crate::codec::{FORMAT, decode_host, decode_page, encode_host, encode_page};
+use crate::codec::{FORMAT, decode_host, decode_page, encode_host, encode_page, page_url};
 use crate::error::{Result, StoreError};
 use crate::record::{Counts, HostRecord, StoredPage};
+use crate::seen::url_fingerprint;
 use crate::store::FrontierStore;
 
-const URLS: TableDefinition<'_, &str, (u32, u32)> = TableDefinition::new("urls");
+const URLS: TableDefinition<'_, (u64, u32), u32> = TableDefinition::new("urls");
 const PAGES: TableDefinition<'_, u32, &[u8]> = TableDefinition::new("pages");
 const HOST_KEYS: TableDefinition<'_, &str, u32> = TableDefinition::new("host_keys");
 const HOSTS: TableDefinition<'_, u32, &[u8]> = TableDefinition::new("hosts");
@@ -83,6 +93,28 @@ impl RedbStore {
         self.db.compact().map_err(engine("compact"))
     }
 
+    /// Each table's bytes in the file (redb's stored, metadata and fragmented bytes of its
+    /// B-tree), for sizing: what a URL costs in each table.
+    ///
+    /// # Errors
+    /// [`StoreError::Engine`].
+    pub fn table_bytes(&self) -> Result<Vec<(&'static str, u64)>> {
+        fn bytes(stats: redb::TableStats) -> u64 {
+            stats.stored_bytes() + stats.metadata_bytes() + stats.fragmented_bytes()
+        }
+        let transaction = self.read()?;
+        let urls = transaction.open_table(URLS).map_err(engine("open table urls"))?;
+        let pages = transaction.open_table(PAGES).map_err(engine("open table pages"))?;
+        let host_keys = transaction.open_table(HOST_KEYS).map_err(engine("open table host_keys"))?;
+        let hosts = transaction.open_table(HOSTS).map_err(engine("open table hosts"))?;
+        Ok(vec![
+            ("urls", bytes(urls.stats().map_err(engine("table stats"))?)),
+            ("pages", bytes(pages.stats().map_err(engine("table stats"))?)),
+            ("host_keys", bytes(host_keys.stats().map_err(engine("table stats"))?)),
+            ("hosts", bytes(hosts.stats().map_err(engine("table stats"))?)),
+        ])
+    }
+
     fn write<T>(&mut self, work: impl FnOnce(&mut RedbTables<'_>) -> Result<T>) -> Result<T> {
         let transaction = self.db.begin_write().map_err(engine("begin write"))?;
         let value = {
@@ -101,7 +133,7 @@ impl RedbStore {
 
 /// The tables of one write transaction.
 struct RedbTables<'t> {
-    urls: Table<'t, &'static str, (u32, u32)>,
+    urls: Table<'t, (u64, u32), u32>,
     pages: Table<'t, u32, &'static [u8]>,
     host_keys: Table<'t, &'static str, u32>,
     hosts: Table<'t, u32, &'static [u8]>,
@@ -133,18 +165,44 @@ fn meta_from(mut get: impl FnMut(&str) -> Result<Option<u64>>) -> Result<Meta> {
     Ok(Meta { next_page, next_host, discovered, in_flight, fetched })
 }
 
+/// The page and host ids of `url`: the entries under its fingerprint, each confirmed by the URL
+/// in its page record (see the module docs).
+fn find_url(
+    urls: &impl ReadableTable<(u64, u32), u32>,
+    pages: &impl ReadableTable<u32, &'static [u8]>,
+    url: &str,
+) -> Result<Option<(u32, u32)>> {
+    let fingerprint = url_fingerprint(url);
+    let range = urls.range((fingerprint, 0)..=(fingerprint, u32::MAX)).map_err(engine("read urls"))?;
+    for entry in range {
+        let (key, host) = entry.map_err(engine("read urls"))?;
+        let (_, page) = key.value();
+        let Some(bytes) = pages.get(page).map_err(engine("read pages"))? else {
+            return Err(StoreError::Corrupt {
+                table: "urls",
+                key: format!("({fingerprint}, {page})"),
+                reason: "names a page the pages table does not hold".to_owned(),
+            });
+        };
+        if page_url(page, bytes.value())? == url {
+            return Ok(Some((page, host.value())));
+        }
+    }
+    Ok(None)
+}
+
 impl Tables for RedbTables<'_> {
     fn url_id(&mut self, url: &str) -> Result<Option<(u32, u32)>> {
-        Ok(self.urls.get(url).map_err(engine("read urls"))?.map(|value| value.value()))
+        find_url(&self.urls, &self.pages, url)
     }
 
     fn put_url(&mut self, url: &str, page: u32, host: u32) -> Result<()> {
-        self.urls.insert(url, (page, host)).map_err(engine("write urls"))?;
+        self.urls.insert((url_fingerprint(url), page), host).map_err(engine("write urls"))?;
         Ok(())
     }
 
-    fn remove_url(&mut self, url: &str) -> Result<()> {
-        self.urls.remove(url).map_err(engine("remove from urls"))?;
+    fn remove_url(&mut self, url: &str, page: u32) -> Result<()> {
+        self.urls.remove((url_fingerprint(url), page)).map_err(engine("remove from urls"))?;
         Ok(())
     }
 
@@ -228,7 +286,8 @@ impl FrontierStore for RedbStore {
     fn lookup(&self, url: &str) -> Result<Option<PageId>> {
         let transaction = self.read()?;
         let urls = transaction.open_table(URLS).map_err(engine("open table urls"))?;
-        Ok(urls.get(url).map_err(engine("read urls"))?.map(|value| PageId(value.value().0)))
+        let pages = transaction.open_table(PAGES).map_err(engine("open table pages"))?;
+        Ok(find_url(&urls, &pages, url)?.map(|(page, _)| PageId(page)))
     }
 
     fn pages(&self, after: Option<PageId>, limit: usize) -> Result<Vec<StoredPage>> {
@@ -283,5 +342,55 @@ impl FrontierStore for RedbStore {
         let in_flight = transaction.open_table(IN_FLIGHT).map_err(engine("open table in_flight"))?;
         debug_assert_eq!(in_flight.len().ok(), Some(meta.in_flight));
         Ok(meta.counts())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::{Admission, Discovery};
+
+    fn discover(url: &str) -> Op {
+        Op::Discover(Discovery {
+            url: url.to_owned(),
+            host: "https://h.test".to_owned(),
+            weight: 1.0,
+            change_rate: 0.1,
+            depth: 1,
+            discovered_from: None,
+            due: 0.0,
+            redirect_trail: Vec::new(),
+        })
+    }
+
+    /// A fingerprint collision, made by hand (a real xxh3-64 pair is out of reach): the seen set
+    /// gets an entry under `b`'s fingerprint naming `a`'s page. `b` must still be a page of its
+    /// own, and both URLs must keep their ids, through a reopen.
+    #[test]
+    fn urls_sharing_a_fingerprint_stay_two_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("frontier.redb");
+        let (a, b) = ("https://h.test/a", "https://h.test/b");
+        let mut store = RedbStore::open(&path).unwrap();
+        let first = store.commit(&[discover(a)]).unwrap().admissions[0];
+        let transaction = store.db.begin_write().unwrap();
+        transaction
+            .open_table(URLS)
+            .unwrap()
+            .insert((url_fingerprint(b), first.page.0), first.host.0)
+            .unwrap();
+        transaction.commit().unwrap();
+
+        let report = store.commit(&[discover(b), discover(a)]).unwrap();
+        assert!(report.admissions[0].is_new);
+        assert_ne!(report.admissions[0].page, first.page);
+        assert_eq!(report.admissions[1], Admission { is_new: false, ..first });
+        drop(store);
+        let store = RedbStore::open(&path).unwrap();
+        assert_eq!(store.lookup(a).unwrap(), Some(first.page));
+        assert_eq!(store.lookup(b).unwrap(), Some(report.admissions[0].page));
+        assert_eq!(store.lookup("https://h.test/c").unwrap(), None);
     }
 }

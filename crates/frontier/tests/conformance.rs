@@ -1,9 +1,10 @@
 //! Runs the conformance suite (`freshet_frontier::conformance`) against every engine: the
-//! in-memory engine and redb.
+//! in-memory engine and redb, each also behind the seen-URL index (`SeenFilter`), which must not
+//! change what any verb answers.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use freshet_frontier::conformance::Harness;
-use freshet_frontier::{MemoryStore, RedbStore};
+use freshet_frontier::{MemoryStore, RedbStore, SeenFilter};
 
 /// The memory engine: its data lives as long as the value, so reopening hands it back.
 struct Memory;
@@ -52,4 +53,28 @@ mod memory {
 
 mod redb {
     freshet_frontier::conformance_tests!(super::Redb::new());
+}
+
+/// An engine behind the seen-URL index; reopening reopens the engine and rebuilds the index
+/// from it (as a resumed crawl does).
+struct Filtered<H>(H);
+
+impl<H: Harness> Harness for Filtered<H> {
+    type Store = SeenFilter<H::Store>;
+
+    fn create(&mut self) -> Self::Store {
+        SeenFilter::new(self.0.create())
+    }
+
+    fn reopen(&mut self, store: Self::Store) -> Self::Store {
+        SeenFilter::open(self.0.reopen(store.into_store())).unwrap()
+    }
+}
+
+mod filtered_memory {
+    freshet_frontier::conformance_tests!(super::Filtered(super::Memory));
+}
+
+mod filtered_redb {
+    freshet_frontier::conformance_tests!(super::Filtered(super::Redb::new()));
 }

@@ -44,6 +44,7 @@ fn batch(k: u32) -> Vec<Op> {
                 depth: k,
                 discovered_from: None,
                 due: f64::from(k),
+                redirect_trail: Vec::new(),
             })
         })
         .collect();

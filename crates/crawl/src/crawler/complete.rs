@@ -145,7 +145,12 @@ impl Crawler {
                     self.link_sources.push((job.page, first..self.pending_urls.len()));
                     // Remembered only for a target queued for admission (one out of scope or
                     // past the depth limit is never admitted, and its trail would stay).
+                    // The trail goes into the store with the target (kept until its first
+                    // fetch), so that a resumed crawl continues the chain's count.
                     if self.pending_urls.len() > first {
+                        if let Some(Op::Discover(discovery)) = self.pending.last_mut() {
+                            discovery.redirect_trail.clone_from(&trail);
+                        }
                         self.redirect_trails.insert(location.to_string(), trail);
                     }
                 }

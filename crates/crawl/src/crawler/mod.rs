@@ -8,7 +8,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use freshet_fetch::links::LinkOptions;
 use freshet_fetch::{Fetcher, Validators};
-use freshet_frontier::{CommitReport, Discovery, FrontierStore, HostPoliteness, Op, RedbStore, StoredPage};
+use freshet_frontier::{
+    CommitReport, Discovery, FrontierStore, HostPoliteness, Op, RedbStore, SeenFilter, StoredPage,
+};
 use freshet_schedule::online::{
     Budget, Decision, HostId, OnlineError, Outcome as Done, PageId, Politeness, Scheduler,
 };
@@ -84,7 +86,10 @@ pub struct Crawler {
     fetcher: Fetcher,
     /// How page jobs extract links (the robots meta named after `agent` counts).
     link_options: Arc<LinkOptions>,
-    store: RedbStore,
+    /// The store behind the seen-URL index: a link to a URL seen before is answered in memory
+    /// (one hash probe, ~23 bytes a URL), only new URLs reach redb. The index is rebuilt by
+    /// `rebuild`'s scan of the store, so a resume reads the store once.
+    store: SeenFilter<RedbStore>,
     scheduler: Scheduler,
     warc: WarcWriter,
     warc_dirty: bool,
@@ -100,7 +105,8 @@ pub struct Crawler {
     /// `fetch.max_redirects`): a target that redirects again extends its chain, so a loop or an
     /// endless chain is seen and stopped (see `complete`). Only targets new to the frontier and
     /// scheduled keep an entry (one seen before cannot extend a chain without end), until
-    /// fetched; in memory only, so a resumed crawl starts its chains anew.
+    /// fetched. The store keeps each target's trail in its record until its first fetch, and
+    /// `rebuild` reads them back, so a resumed crawl continues its chains.
     redirect_trails: HashMap<String, Vec<String>>,
     /// Each host's pooled change-rate prior (indexed by host id).
     host_rates: Vec<HostRates>,
@@ -153,6 +159,8 @@ impl Crawler {
         std::fs::create_dir_all(config.warc_dir()).map_err(CrawlError::io(config.warc_dir()))?;
         let mut store = RedbStore::open(&store_path)?;
         let recovered_in_flight = store.recover()?;
+        let mut store = SeenFilter::new(store);
+        store.reserve_for_store()?;
         let options = WriterOptions {
             max_file_bytes: config.warc_max_file_bytes,
             gzip_level: config.warc_gzip_level,
@@ -221,7 +229,8 @@ impl Crawler {
     }
 
     /// Rebuilds the scheduler from the store (its documented resume recipe): hosts first, then
-    /// every page with a due time. The seeds of earlier runs (depth 0) join the scope.
+    /// every page with a due time. The seeds of earlier runs (depth 0) join the scope. The same
+    /// scan refills the seen-URL index.
     fn rebuild(&mut self) -> Result<()> {
         let now = unix_now();
         let mut after = None;
@@ -238,6 +247,7 @@ impl Crawler {
         loop {
             let pages = self.store.pages(after, 1024)?;
             let Some(last) = pages.last().map(|page| page.id) else { break };
+            self.store.remember(&pages);
             for page in pages {
                 if page.record.depth == 0 {
                     self.seeds.push(parse_stored(&page)?);
@@ -249,6 +259,9 @@ impl Crawler {
                 self.weights.restore(page.id.0, memory.opic_history);
                 if record.next_due.is_none() {
                     continue;
+                }
+                if record.last_fetch.is_none() && !record.redirect_trail.is_empty() {
+                    self.redirect_trails.insert(page.url.clone(), record.redirect_trail.clone());
                 }
                 if memory.history.intervals() > 0 {
                     self.host_rates_mut(record.host).add(record.change_rate);
@@ -563,6 +576,7 @@ impl Crawler {
             depth,
             discovered_from: from,
             due: unix_now(),
+            redirect_trail: Vec::new(),
         }));
         self.pending_urls.push(url);
     }
