@@ -7,9 +7,15 @@
 # Then `threshold` alone on two host-capped sets, horizon 400 (40 fetches per page): 1,000 pages
 # on 10 hosts (seeds as above) and the set of 10^5 pages on 1,000 hosts of
 # experiments/threshold.sh, seed 1 (CAPPED=0 skips the latter: it takes several minutes).
+# Then two checks of the target's condition ("once every page has been fetched ~20 times"),
+# `threshold` only, seeds as above: the uniform set and the 1,000-page capped set at four times
+# the horizon (160 fetches per page, the second half measured: rows `uniform-h160`,
+# `capped-1e3-h160`), and both with Last-Modified (`--last-modified` for the known and the
+# learned run alike, as it draws from the change stream: rows `uniform-lm`, `capped-1e3-lm`).
 # Runs (CSV, plots) go to target/learned/; the ratios of weighted freshness, learned/known,
 # to docs/learned/ratios.csv. docs/learned/README.md and docs/reproductions.md discuss them.
-# About a minute on one core without the capped set.
+# Per-page splits of the loss: `cargo run --release -p freshet-sim --example learned_loss`.
+# About two minutes on one core without the set of 10^5 pages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p freshet
@@ -70,4 +76,29 @@ if [ "${CAPPED:-1}" != 0 ]; then
         { printf "capped-1e5,10000,1,threshold,%.4f,%.4f,%.3f\n", known, $4, $4 / known }' \
         "$runs/capped-1e5-known/summary.csv" "$runs/capped-1e5-learned/summary.csv" >> docs/learned/ratios.csv
 fi
+# The target's condition: four times the horizon, and Last-Modified (see the header).
+# threshold_pair ROW PAGES HOSTS|"" BUDGET HORIZON SEED [FLAGS...]: one known and one learned run.
+threshold_pair() {
+    local row=$1 pages=$2 hosts=$3 budget=$4 horizon=$5 seed=$6
+    shift 6
+    local out="$runs/$row-$budget-$seed"
+    for rates in known learned; do
+        "$bin" simulate --pages "$pages" ${hosts:+--hosts "$hosts"} --budget "$budget" \
+            --horizon "$horizon" --warmup 0.5 --seed "$seed" --policy threshold --rates "$rates" \
+            "$@" --out "$out-$rates" >/dev/null 2>&1
+    done
+    awk -F, -v row="$row" -v budget="$budget" -v seed="$seed" 'FNR == 1 { next }
+        FILENAME ~ /-known\// { known = $4; next }
+        { printf "%s,%s,%s,threshold,%.4f,%.4f,%.3f\n", row, budget, seed, known, $4, $4 / known }' \
+        "$out-known/summary.csv" "$out-learned/summary.csv" >> docs/learned/ratios.csv
+}
+uniform=crates/sim/tests/data/azar-fig1-uniform.csv
+for seed in ${SEEDS:-1 2 3}; do
+    for budget in 1 5 10; do
+        threshold_pair uniform-h160 "$uniform" "" "$budget" $((160 * 1000 / budget)) "$seed"
+        threshold_pair uniform-lm "$uniform" "" "$budget" $((40 * 1000 / budget)) "$seed" --last-modified
+    done
+    threshold_pair capped-1e3-h160 "$runs/capped-1e3-pages.csv" "$runs/capped-1e3-hosts.csv" 100 1600 "$seed"
+    threshold_pair capped-1e3-lm "$runs/capped-1e3-pages.csv" "$runs/capped-1e3-hosts.csv" 100 400 "$seed" --last-modified
+done
 column -s, -t docs/learned/ratios.csv
