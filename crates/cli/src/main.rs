@@ -82,10 +82,28 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", error_message(&error));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes on one line, `what: why: why…`, as anyhow's `{:#}` writes it, but
+/// without a cause that the message before it already quotes: the library errors write their
+/// source into their own message (`frontier store: {0}`) and also name it as their source, so
+/// `{:#}` said every such cause twice.
+fn error_message(error: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if message.is_empty() {
+            message = text;
+        } else if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+    }
+    message
 }
 
 /// Runs the chosen subcommand.
@@ -101,5 +119,55 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Demo(args) => demo::run(&args),
         Command::Status(args) => admin::run_status(&args),
         Command::Explain(args) => admin::run_explain(&args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+    use std::fmt;
+
+    use super::error_message;
+
+    /// An error that says `what`, and `what: {source}` when it quotes its source.
+    #[derive(Debug)]
+    struct Layer {
+        what: &'static str,
+        quotes: bool,
+        source: Option<Box<Layer>>,
+    }
+
+    impl fmt::Display for Layer {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match (&self.source, self.quotes) {
+                (Some(source), true) => write!(f, "{}: {source}", self.what),
+                _ => f.write_str(self.what),
+            }
+        }
+    }
+
+    impl Error for Layer {
+        fn source(&self) -> Option<&(dyn Error + 'static)> {
+            self.source.as_deref().map(|source| source as &(dyn Error + 'static))
+        }
+    }
+
+    fn over(what: &'static str, quotes: bool, source: Layer) -> Layer {
+        Layer { what, quotes, source: Some(Box::new(source)) }
+    }
+
+    const DISK: Layer = Layer { what: "disk on fire", quotes: false, source: None };
+
+    #[test]
+    fn a_cause_quoted_by_its_error_is_said_once() {
+        let error = anyhow::Error::new(over("frontier store", true, DISK)).context("crawl /data");
+        assert_eq!(format!("{error:#}"), "crawl /data: frontier store: disk on fire: disk on fire");
+        assert_eq!(error_message(&error), "crawl /data: frontier store: disk on fire");
+    }
+
+    #[test]
+    fn a_cause_not_quoted_is_appended() {
+        let error = anyhow::Error::new(over("frontier store", false, DISK));
+        assert_eq!(error_message(&error), "frontier store: disk on fire");
     }
 }

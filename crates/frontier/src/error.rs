@@ -95,7 +95,9 @@ pub enum StoreError {
         reason: String,
     },
     /// The store was written with another layout than this version of the crate reads.
-    #[error("store format {found} where this build reads format {expected}")]
+    #[error(
+        "store format {found} where this build reads format {expected}: it was written by another version of freshet and cannot be resumed by this one (start the crawl again in a new directory)"
+    )]
     FormatMismatch {
         /// The format found in the store.
         found: u64,

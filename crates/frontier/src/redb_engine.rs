@@ -62,8 +62,10 @@ impl RedbStore {
         let db = Database::create(&path).map_err(engine("open"))?;
         let transaction = db.begin_write().map_err(engine("begin write"))?;
         {
-            let tables = RedbTables::open(&transaction)?;
-            let mut meta = tables.meta;
+            // The format is read from `meta` alone, before any other table is opened: a table
+            // whose key or value types changed between formats (format 1's `urls` was keyed by
+            // the URL) fails to open with redb's type error, which would hide the real reason.
+            let mut meta = transaction.open_table(META).map_err(engine("open table meta"))?;
             let found = meta.get("format").map_err(engine("read format"))?.map(|value| value.value());
             match found {
                 Some(found) if found != FORMAT => {
@@ -75,6 +77,8 @@ impl RedbStore {
                 }
             }
         }
+        // Creates the other tables of a new store.
+        RedbTables::open(&transaction)?;
         transaction.commit().map_err(engine("commit"))?;
         Ok(Self { db, path })
     }
@@ -363,6 +367,28 @@ mod tests {
             due: 0.0,
             redirect_trail: Vec::new(),
         })
+    }
+
+    /// A store of format 1 (its `urls` table keyed by the URL itself) is refused with the
+    /// format named, not with redb's error about the table's types, and is left as it was.
+    #[test]
+    fn a_store_of_format_1_is_refused_by_its_format() {
+        const FORMAT_1_URLS: TableDefinition<'_, &str, (u32, u32)> = TableDefinition::new("urls");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("frontier.redb");
+        {
+            let db = Database::create(&path).unwrap();
+            let transaction = db.begin_write().unwrap();
+            transaction.open_table(FORMAT_1_URLS).unwrap().insert("https://h.test/", (0, 0)).unwrap();
+            transaction.open_table(META).unwrap().insert("format", 1).unwrap();
+            transaction.commit().unwrap();
+        }
+        let error = RedbStore::open(&path).unwrap_err();
+        assert!(matches!(error, StoreError::FormatMismatch { found: 1, expected: FORMAT }), "{error}");
+        let db = Database::create(&path).unwrap();
+        let transaction = db.begin_read().unwrap();
+        let urls = transaction.open_table(FORMAT_1_URLS).unwrap();
+        assert_eq!(urls.get("https://h.test/").unwrap().map(|value| value.value()), Some((0, 0)));
     }
 
     /// A fingerprint collision, made by hand (a real xxh3-64 pair is out of reach): the seen set
