@@ -26,10 +26,12 @@
 //! `stopped early: …` when the file was not read to its end (size cap, corrupt gzip, broken
 //! XML); for `not-a-sitemap`, what the body was (`not a sitemap: an HTML page`). A sitemap URL
 //! that robots.txt disallows is not requested: a `skipped` line, `detail` `sitemap`.
-//! The file is appended to, also on `--resume`; it is flushed with every group commit. A line
-//! torn by `kill -9` is cut away when the file is reopened, so every line parses. A line may
-//! precede the store commit of its page: after a crash such a page is requested, and logged,
-//! again (the log tells what was requested, so both requests are in it).
+//! The file is appended to, also on `--resume`; its lines are handed to the OS before every
+//! store commit of a group commit (not synced: a process killed keeps them, a power cut may
+//! not). A line torn by `kill -9` is cut away when the file is reopened, so every line parses.
+//! A line may precede the store commit of its page: after a crash such a page is requested,
+//! and logged, again (the log tells what was requested, so both requests are in it); a page is
+//! never marked fetched in the store before its line is written.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read as _, Seek as _, SeekFrom, Write as _};

@@ -607,27 +607,33 @@ impl Crawler {
         }
     }
 
-    /// The group commit: WARC synced first, then one store transaction for every completion
-    /// and discovery since the last one, then the log flushed (the documented order: a page is
-    /// never marked fetched before its records are durable).
+    /// The group commit: WARC synced first, then the log's lines handed to the OS, then one
+    /// store transaction for every completion and discovery since the last one (the
+    /// documented order: a page is never marked fetched before its records are durable, nor
+    /// before its log line is written). A `kill -9` between the log and the store leaves lines
+    /// whose pages are still due: they are fetched, and logged, again on resume; the other
+    /// order lost the lines of pages already marked fetched, which were never fetched again.
     fn settle(&mut self) -> Result<()> {
         if self.warc_dirty {
             self.warc.sync()?;
             self.warc_dirty = false;
         }
+        self.log.flush()?;
         if self.pending.is_empty() {
-            return self.log.flush();
+            return Ok(());
         }
         let ops = std::mem::take(&mut self.pending);
         let urls = std::mem::take(&mut self.pending_urls);
         let link_sources = std::mem::take(&mut self.link_sources);
         let report = self.store.commit(&ops)?;
         self.admit(&report, urls, link_sources)?;
+        // `admit` logs the links it releases unfetched (robots.txt): those lines go out first too.
+        self.log.flush()?;
         if !self.pending.is_empty() {
             let releases = std::mem::take(&mut self.pending);
             self.store.commit(&releases)?;
         }
-        self.log.flush()
+        Ok(())
     }
 
     /// Declares the new hosts and hands the new pages to the scheduler, except those robots.txt
