@@ -17,9 +17,10 @@
 //! log. It asks the scheduler `next(now)`; a `Fetch` becomes a job spawned on a `JoinSet` (at
 //! most [`CrawlConfig::max_in_flight`]); `WaitUntil(t)` sleeps until `t`, a job's end or the stop
 //! signal, whichever comes first. When jobs end, every one that has ended is handled, then one
-//! group commit: WARC `sync`, one store transaction (completions, discovered links, skips), the
-//! log flushed. That is the store's documented order: a page is never marked fetched before its
-//! records are durable; a crash in between refetches it and archives it twice, which WARC allows.
+//! group commit: WARC `sync`, the log's lines written out, one store transaction (completions,
+//! discovered links, skips). That is the store's documented order: a page is never marked
+//! fetched before its records are durable and its log line written; a crash in between
+//! refetches it, archives it and logs it twice, which WARC and the log allow.
 //!
 //! **Time** is seconds since the Unix epoch (`f64`), for the scheduler and the store alike; change
 //! rates are therefore per second (the prior, [`CrawlConfig::change_rate_prior`], is one change a

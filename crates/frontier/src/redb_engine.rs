@@ -354,19 +354,10 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::{Admission, Discovery};
+    use crate::Admission;
 
     fn discover(url: &str) -> Op {
-        Op::Discover(Discovery {
-            url: url.to_owned(),
-            host: "https://h.test".to_owned(),
-            weight: 1.0,
-            change_rate: 0.1,
-            depth: 1,
-            discovered_from: None,
-            due: 0.0,
-            redirect_trail: Vec::new(),
-        })
+        Op::Discover(crate::conformance::discovery(url, "https://h.test"))
     }
 
     /// A store of format 1 (its `urls` table keyed by the URL itself) is refused with the

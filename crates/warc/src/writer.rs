@@ -386,13 +386,7 @@ impl WarcWriter {
             &mut self.next_number,
             &mut self.next_warcinfo_id,
         )?;
-        if let Err(source) = current.file.write_all(&self.buffer) {
-            // Cut the file back to its last whole record; if even that fails, its end is unknown.
-            if current.file.set_len(current.len).is_err() {
-                self.poisoned = Some(current.open_path.clone());
-            }
-            return Err(WarcError::Io { action: "write", path: current.open_path.clone(), source });
-        }
+        append(current, &self.buffer, &mut self.poisoned)?;
         current.len += self.buffer.len() as u64;
         current.captures += 1;
         Ok(written)
@@ -474,13 +468,7 @@ impl WarcWriter {
             0
         };
         let bytes = if warcinfo_len > 0 { &self.buffer } else { &encoded.bytes };
-        if let Err(source) = current.file.write_all(bytes) {
-            // Cut the file back to its last whole record; if even that fails, its end is unknown.
-            if current.file.set_len(current.len).is_err() {
-                self.poisoned = Some(current.open_path.clone());
-            }
-            return Err(WarcError::Io { action: "write", path: current.open_path.clone(), source });
-        }
+        append(current, bytes, &mut self.poisoned)?;
         let response_offset = current.len + warcinfo_len as u64;
         let request_offset = response_offset + encoded.response_len as u64;
         let written = CaptureWritten {
@@ -560,6 +548,18 @@ fn validate_capture(capture: &Capture<'_>) -> Result<usize> {
         }
     };
     http_head_len(message).ok_or(WarcError::NoHttpHeaderEnd { which: "response", len: message.len() })
+}
+
+/// Appends whole records to `current`; on a failed write, cuts the file back to its last whole
+/// record, and if even that fails marks the writer `poisoned` (the file's end is unknown).
+fn append(current: &mut OpenFile, bytes: &[u8], poisoned: &mut Option<PathBuf>) -> Result<()> {
+    if let Err(source) = current.file.write_all(bytes) {
+        if current.file.set_len(current.len).is_err() {
+            *poisoned = Some(current.open_path.clone());
+        }
+        return Err(WarcError::Io { action: "write", path: current.open_path.clone(), source });
+    }
+    Ok(())
 }
 
 /// The file being written, opening the next one when none is.

@@ -352,7 +352,7 @@ impl Crawler {
     }
 
     /// Runs the crawl until nothing is left, `max_pages` is reached, or `stop` completes
-    /// (Ctrl-C); then syncs the WARC, commits the store, flushes the log and closes the files.
+    /// (Ctrl-C); then syncs the WARC, writes out the log, commits the store and closes the files.
     ///
     /// # Errors
     /// A store, WARC, log or scheduler failure: the crawl stops at once (what was committed
