@@ -85,6 +85,12 @@ pub(crate) struct Accumulator {
     changed_fetches: u64,
     bucket_fresh: Vec<f64>,
     bucket_fetches: Vec<u64>,
+    /// The bucket of the latest fetch, and the times `[current_start, current_end)` that
+    /// [`Accumulator::bucket`] maps to it, exactly: fetch times only grow, so most intervals
+    /// and fetches fall in it and skip the division (`BENCHMARKS.md`, "The simulator").
+    current: usize,
+    current_start: f64,
+    current_end: f64,
 }
 
 impl Accumulator {
@@ -101,6 +107,9 @@ impl Accumulator {
             changed_fetches: 0,
             bucket_fresh: vec![0.0; buckets],
             bucket_fetches: vec![0; buckets],
+            current: 0,
+            current_start: 0.0,
+            current_end: 0.0,
         }
     }
 
@@ -108,11 +117,52 @@ impl Accumulator {
         ((t / self.bucket_length) as usize).min(self.bucket_fresh.len() - 1)
     }
 
+    /// The smallest time that [`Accumulator::bucket`] maps to `bucket` or later (`bucket ≥ 1`):
+    /// `bucket · length`, moved to the exact boundary one representable number at a time
+    /// (the quotient is monotone in `t`, and rounding moves it by a step or two at most).
+    fn bucket_boundary(&self, bucket: usize) -> f64 {
+        let reaches = |t: f64| self.bucket(t) >= bucket;
+        let step = |t: f64, up: bool| {
+            // Positive finite times: neighbouring floats are neighbouring bit patterns.
+            f64::from_bits(if up { t.to_bits() + 1 } else { t.to_bits() - 1 })
+        };
+        let mut t = bucket as f64 * self.bucket_length;
+        if !(t.is_finite() && t > 0.0) {
+            return t;
+        }
+        while t > 0.0 && reaches(step(t, false)) {
+            t = step(t, false);
+        }
+        while !reaches(t) && t < f64::MAX {
+            t = step(t, true);
+        }
+        t
+    }
+
+    /// The bucket of a fetch at `t`, and the current bucket moved to it.
+    #[inline]
+    fn fetch_bucket(&mut self, t: f64) -> usize {
+        if t >= self.current_start && t < self.current_end {
+            return self.current;
+        }
+        self.move_current(t)
+    }
+
+    #[inline(never)]
+    fn move_current(&mut self, t: f64) -> usize {
+        let bucket = self.bucket(t);
+        self.current = bucket;
+        self.current_start = if bucket == 0 { f64::NEG_INFINITY } else { self.bucket_boundary(bucket) };
+        self.current_end =
+            if bucket + 1 >= self.bucket_fresh.len() { f64::INFINITY } else { self.bucket_boundary(bucket + 1) };
+        bucket
+    }
+
     /// A page of weight `weight` synchronised at `t0`, first changed at `first` (`∞`: not in
     /// `(t0, t1]`), seen again (or the horizon reached) at `t1`; `pending` is already clipped.
     #[inline]
     pub(crate) fn add_interval(&mut self, weight: f64, t0: f64, t1: f64, first: f64, pending: f64) {
-        let fresh_end = first.min(t1);
+        let fresh_end = if first < t1 { first } else { t1 };
         let (lo, hi) = self.window.clip(t0, fresh_end);
         if hi > lo {
             self.fresh += weight * (hi - lo);
@@ -130,7 +180,18 @@ impl Accumulator {
         }
     }
 
+    #[inline]
     fn add_series(&mut self, weight: f64, from: f64, to: f64) {
+        if from >= self.current_start && to < self.current_end {
+            // Both ends in the current bucket (`bucket(from) == bucket(to) == current`).
+            self.bucket_fresh[self.current] += weight * (to - from);
+            return;
+        }
+        self.add_series_across(weight, from, to);
+    }
+
+    #[inline(never)]
+    fn add_series_across(&mut self, weight: f64, from: f64, to: f64) {
         let (first_bucket, last_bucket) = (self.bucket(from), self.bucket(to));
         if first_bucket == last_bucket {
             self.bucket_fresh[first_bucket] += weight * (to - from);
@@ -151,7 +212,7 @@ impl Accumulator {
     #[inline]
     pub(crate) fn add_fetch(&mut self, t: f64, changed: bool) {
         self.fetches += 1;
-        let bucket = self.bucket(t);
+        let bucket = self.fetch_bucket(t);
         self.bucket_fetches[bucket] += 1;
         if t >= self.window.start && t < self.window.end {
             self.measured_fetches += 1;

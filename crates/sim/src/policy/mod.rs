@@ -82,6 +82,7 @@ mod source;
 mod threshold;
 
 pub use build::build;
+pub(crate) use build::{Built, build_any};
 pub use fixed::FixedIntervals;
 pub use nutch::{
     NUTCH_DEC_RATE, NUTCH_INC_RATE, NUTCH_MAX_INTERVAL, NUTCH_MIN_INTERVAL, nutch_next_interval,
