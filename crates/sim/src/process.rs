@@ -119,7 +119,7 @@ impl PageChanges {
 
     /// The changes in `(t0, t1]`, given that the copy was synchronised at `t0` and that every
     /// earlier interval of this page has been processed. Integrals are clipped to `window`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn interval(
         &mut self,
         t0: f64,
@@ -150,6 +150,7 @@ impl PageChanges {
 }
 
 /// The changes of an explicit process up to `t1`, one at a time; `last_change` follows them.
+#[inline(never)]
 fn explicit_interval(
     explicit: &mut Explicit,
     last_change: &mut f64,
