@@ -103,6 +103,7 @@ fn run<P: Policy + ?Sized>(config: &Config, policy: &mut P, name: &str, rates: &
     let mut metrics = Accumulator::new(window, horizon, config.buckets);
     let mut now = 0.0;
 
+    let observes = policy.observes();
     let mut upcoming: Vec<usize> = Vec::new();
     while let Some(fetch) = policy.next_fetch(now, &mut policy_rng) {
         policy.take_upcoming(&mut upcoming);
@@ -126,7 +127,6 @@ fn run<P: Policy + ?Sized>(config: &Config, policy: &mut P, name: &str, rates: &
         metrics.add_interval(page.weight, t0, now, changes.first, changes.pending);
         metrics.add_fetch(now, changed);
         page.last_fetch = now;
-        let last_modified_age = page.changes.tracks_last().then(|| now - page.changes.last_change());
         if meter_hosts
             && let Some(host) = config.pages.get(fetch.page).map(|spec| spec.host as usize)
             && let Some(meter) = meters.get_mut(host)
@@ -135,13 +135,10 @@ fn run<P: Policy + ?Sized>(config: &Config, policy: &mut P, name: &str, rates: &
             violations.min_delay += u64::from(breach.min_delay);
             violations.capacity += u64::from(breach.capacity);
         }
-        policy.observe(&Observation {
-            page: fetch.page,
-            time: now,
-            interval: now - t0,
-            changed,
-            last_modified_age,
-        });
+        if observes {
+            let last_modified_age = page.changes.tracks_last().then(|| now - page.changes.last_change());
+            policy.observe(&Observation { page: fetch.page, time: now, interval: now - t0, changed, last_modified_age });
+        }
     }
     // Close every page's last interval at the horizon (no fetch, nothing observed).
     for page in &mut tracked {

@@ -90,6 +90,10 @@ impl Policy for CarouselPolicy {
             self.learn(observation);
         }
     }
+
+    fn observes(&self) -> bool {
+        self.learns
+    }
 }
 
 impl CarouselPolicy {

@@ -132,6 +132,13 @@ pub trait Policy {
     /// The simulator loads their state early: with many pages it is out of cache, and loads
     /// issued together overlap. The default decides nothing ahead.
     fn take_upcoming(&mut self, _pages: &mut Vec<usize>) {}
+    /// Whether the policy wants [`Policy::observe`] called; asked once, before the first
+    /// fetch. A policy whose fetches do not depend on what they find (a carousel over known
+    /// rates) says `false`, and the simulator skips building and passing the observations.
+    /// The default says `true`.
+    fn observes(&self) -> bool {
+        true
+    }
 }
 
 /// Where a policy's change rates come from.
