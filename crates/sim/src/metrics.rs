@@ -85,6 +85,8 @@ pub(crate) struct Accumulator {
     changed_fetches: u64,
     bucket_fresh: Vec<f64>,
     bucket_fetches: Vec<u64>,
+    /// `(start, end)` of each bucket, as [`Accumulator::finish`] computes them.
+    bucket_bounds: Vec<(f64, f64)>,
     /// The bucket of the latest fetch, and the times `[current_start, current_end)` that
     /// [`Accumulator::bucket`] maps to it, exactly: fetch times only grow, so most intervals
     /// and fetches fall in it and skip the division (`BENCHMARKS.md`, "The simulator").
@@ -95,10 +97,11 @@ pub(crate) struct Accumulator {
 
 impl Accumulator {
     pub(crate) fn new(window: Window, horizon: f64, buckets: usize) -> Self {
+        let bucket_length = horizon / buckets as f64;
         Self {
             window,
             horizon,
-            bucket_length: horizon / buckets as f64,
+            bucket_length,
             fresh: 0.0,
             age: 0.0,
             pending: 0.0,
@@ -107,6 +110,12 @@ impl Accumulator {
             changed_fetches: 0,
             bucket_fresh: vec![0.0; buckets],
             bucket_fetches: vec![0; buckets],
+            bucket_bounds: (0..buckets)
+                .map(|bucket| {
+                    let start = bucket as f64 * bucket_length;
+                    (start, if bucket + 1 == buckets { horizon } else { start + bucket_length })
+                })
+                .collect(),
             current: 0,
             current_start: 0.0,
             current_end: 0.0,
@@ -197,13 +206,19 @@ impl Accumulator {
             self.bucket_fresh[first_bucket] += weight * (to - from);
             return;
         }
-        for bucket in first_bucket..=last_bucket {
-            let start = bucket as f64 * self.bucket_length;
-            let end =
-                if bucket + 1 == self.bucket_fresh.len() { self.horizon } else { start + self.bucket_length };
-            let overlap = to.min(end) - from.max(start);
+        // An interval spans many buckets when pages are fetched less often than the buckets
+        // are long (at 10^5 pages in the bench, 9% of the time went here): the bounds are
+        // read, not recomputed; the sums are the same, term for term.
+        let (Some(fresh), Some(bounds)) = (
+            self.bucket_fresh.get_mut(first_bucket..=last_bucket),
+            self.bucket_bounds.get(first_bucket..=last_bucket),
+        ) else {
+            return;
+        };
+        for (fresh, &(start, end)) in fresh.iter_mut().zip(bounds) {
+            let overlap = (if to < end { to } else { end }) - (if from > start { from } else { start });
             if overlap > 0.0 {
-                self.bucket_fresh[bucket] += weight * overlap;
+                *fresh += weight * overlap;
             }
         }
     }
