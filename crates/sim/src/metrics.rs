@@ -162,8 +162,11 @@ impl Accumulator {
         let bucket = self.bucket(t);
         self.current = bucket;
         self.current_start = if bucket == 0 { f64::NEG_INFINITY } else { self.bucket_boundary(bucket) };
-        self.current_end =
-            if bucket + 1 >= self.bucket_fresh.len() { f64::INFINITY } else { self.bucket_boundary(bucket + 1) };
+        self.current_end = if bucket + 1 >= self.bucket_fresh.len() {
+            f64::INFINITY
+        } else {
+            self.bucket_boundary(bucket + 1)
+        };
         bucket
     }
 

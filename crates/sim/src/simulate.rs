@@ -82,7 +82,13 @@ fn touch(tracked: &[Tracked], pages: &[usize]) {
     std::hint::black_box(sum);
 }
 
-fn run<P: Policy + ?Sized>(config: &Config, policy: &mut P, name: &str, rates: &str, seed: u64) -> Result<RunSummary> {
+fn run<P: Policy + ?Sized>(
+    config: &Config,
+    policy: &mut P,
+    name: &str,
+    rates: &str,
+    seed: u64,
+) -> Result<RunSummary> {
     let horizon = config.horizon;
     let window = Window { start: config.warmup_end(), end: horizon };
     let mut changes_rng = SimRng::stream(seed, CHANGES_STREAM);
@@ -137,7 +143,13 @@ fn run<P: Policy + ?Sized>(config: &Config, policy: &mut P, name: &str, rates: &
         }
         if observes {
             let last_modified_age = page.changes.tracks_last().then(|| now - page.changes.last_change());
-            policy.observe(&Observation { page: fetch.page, time: now, interval: now - t0, changed, last_modified_age });
+            policy.observe(&Observation {
+                page: fetch.page,
+                time: now,
+                interval: now - t0,
+                changed,
+                last_modified_age,
+            });
         }
     }
     // Close every page's last interval at the horizon (no fetch, nothing observed).

@@ -91,5 +91,9 @@ pub(crate) fn build_any(config: &Config, kind: PolicyKind, rates: RatesMode) -> 
             Box::new(carousel)
         }
     };
-    Ok(Built::Other(if limited { Box::new(Gate::new(policy, host_of_page, clocks(), config.budget)) } else { policy }))
+    Ok(Built::Other(if limited {
+        Box::new(Gate::new(policy, host_of_page, clocks(), config.budget))
+    } else {
+        policy
+    }))
 }

@@ -42,7 +42,15 @@ impl CarouselPolicy {
         let carousel = Carousel::new(rates).ok();
         let origin = carousel.as_ref().map_or(0.0, Carousel::slot_length);
         let learns = source.learns();
-        Self { source, carousel, origin, pending: Vec::with_capacity(AHEAD), next: 0, unannounced: false, learns }
+        Self {
+            source,
+            carousel,
+            origin,
+            pending: Vec::with_capacity(AHEAD),
+            next: 0,
+            unannounced: false,
+            learns,
+        }
     }
 }
 
