@@ -35,7 +35,7 @@ pub fn simulate(config: &Config, policy: PolicyKind, rates: RatesMode, seed: u64
     match build_any(config, policy, rates)? {
         // The loop compiled for the carousel: its calls inline, and with known rates observing
         // and probing cost nothing (`BENCHMARKS.md`, "The simulator").
-        Built::Carousel(mut carousel) => run(config, &mut carousel, policy.name(), rates.name(), seed),
+        Built::Carousel(mut carousel) => run(config, carousel.as_mut(), policy.name(), rates.name(), seed),
         Built::Other(mut built) => run(config, built.as_mut(), policy.name(), rates.name(), seed),
     }
 }

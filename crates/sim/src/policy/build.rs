@@ -23,7 +23,7 @@ use crate::politeness::HostClock;
 /// [`crate::SimError::Solver`] if the solver rejects the initial problem.
 pub fn build(config: &Config, kind: PolicyKind, rates: RatesMode) -> Result<Box<dyn Policy>> {
     Ok(match build_any(config, kind, rates)? {
-        Built::Carousel(carousel) => Box::new(carousel),
+        Built::Carousel(carousel) => carousel,
         Built::Other(policy) => policy,
     })
 }
@@ -32,7 +32,7 @@ pub fn build(config: &Config, kind: PolicyKind, rates: RatesMode) -> Result<Box<
 /// compiled for it (its calls inlined, the no-op ones gone: `BENCHMARKS.md`, "The
 /// simulator"), or any other behind `dyn`.
 pub(crate) enum Built {
-    Carousel(CarouselPolicy),
+    Carousel(Box<CarouselPolicy>),
     Other(Box<dyn Policy>),
 }
 
@@ -86,7 +86,7 @@ pub(crate) fn build_any(config: &Config, kind: PolicyKind, rates: RatesMode) -> 
             let initial = source.initial(&known)?;
             let carousel = CarouselPolicy::new(source, &initial);
             if !limited {
-                return Ok(Built::Carousel(carousel));
+                return Ok(Built::Carousel(Box::new(carousel)));
             }
             Box::new(carousel)
         }
