@@ -295,6 +295,8 @@ impl DueSoon {
     fn pop(&mut self) -> Option<Point> {
         match self.sorted.pop() {
             Some(point) => Some(point),
+            // Most slots find the queue empty once (`Carousel::pop_released`): no call then.
+            None if self.heap.is_empty() => None,
             None => self.heap.pop().map(|Reverse(point)| point),
         }
     }
