@@ -306,6 +306,90 @@ fn batch_std_error(values: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::SimRng;
+
+    /// Increasing times over `[0, horizon]`: every bucket boundary `k·length` and its two
+    /// neighbouring floats, and random times.
+    fn times(acc: &Accumulator, rng: &mut SimRng) -> Vec<f64> {
+        let mut times: Vec<f64> = (0..=acc.bucket_fresh.len())
+            .flat_map(|bucket| {
+                let boundary = bucket as f64 * acc.bucket_length;
+                [boundary.next_down(), boundary, boundary.next_up()]
+            })
+            .chain((0..200).map(|_| rng.uniform() * acc.horizon))
+            .filter(|t| *t >= 0.0)
+            .collect();
+        times.sort_by(f64::total_cmp);
+        times
+    }
+
+    #[test]
+    fn the_current_bucket_is_the_bucket_of_the_division() {
+        let mut rng = SimRng::new(11);
+        for _ in 0..300 {
+            let horizon = 10f64.powf(rng.uniform() * 8.0 - 2.0);
+            let buckets = 1 + rng.index(300);
+            let mut acc = Accumulator::new(Window { start: 0.0, end: horizon }, horizon, buckets);
+            for t in times(&acc, &mut rng) {
+                assert_eq!(acc.fetch_bucket(t), acc.bucket(t), "t {t}, horizon {horizon}, {buckets} buckets");
+            }
+        }
+    }
+
+    #[test]
+    fn the_series_shortcuts_add_what_the_general_path_adds() {
+        let mut rng = SimRng::new(12);
+        for _ in 0..100 {
+            let horizon = 10f64.powf(rng.uniform() * 6.0 - 1.0);
+            let buckets = 1 + rng.index(200);
+            let window = Window { start: 0.0, end: horizon };
+            let (mut fast, mut general) =
+                (Accumulator::new(window, horizon, buckets), Accumulator::new(window, horizon, buckets));
+            let times = times(&fast, &mut rng);
+            for (index, &t) in times.iter().enumerate() {
+                // An interval ending at the fetch, from a time up to a few buckets before it:
+                // half the time one of the earlier times (a boundary or its neighbour).
+                let from = if rng.uniform() < 0.5 {
+                    times[index - rng.index(index.min(8) + 1)]
+                } else {
+                    (t - rng.uniform() * 3.0 * fast.bucket_length).max(0.0)
+                };
+                let weight = rng.uniform_open0();
+                fast.add_series(weight, from, t);
+                fast.add_fetch(t, false);
+                general.add_series_reference(weight, from, t);
+                let bucket = general.bucket(t);
+                general.bucket_fetches[bucket] += 1;
+            }
+            for (a, b) in fast.bucket_fresh.iter().zip(&general.bucket_fresh) {
+                assert_eq!(a.to_bits(), b.to_bits(), "horizon {horizon}, {buckets} buckets");
+            }
+            assert_eq!(fast.bucket_fetches, general.bucket_fetches);
+        }
+    }
+
+    impl Accumulator {
+        /// The series update as first written: every bucket's bounds computed in place.
+        fn add_series_reference(&mut self, weight: f64, from: f64, to: f64) {
+            let (first_bucket, last_bucket) = (self.bucket(from), self.bucket(to));
+            if first_bucket == last_bucket {
+                self.bucket_fresh[first_bucket] += weight * (to - from);
+                return;
+            }
+            for bucket in first_bucket..=last_bucket {
+                let start = bucket as f64 * self.bucket_length;
+                let end = if bucket + 1 == self.bucket_fresh.len() {
+                    self.horizon
+                } else {
+                    start + self.bucket_length
+                };
+                let overlap = to.min(end) - from.max(start);
+                if overlap > 0.0 {
+                    self.bucket_fresh[bucket] += weight * overlap;
+                }
+            }
+        }
+    }
 
     #[test]
     fn integrals_of_one_interval_are_exact() {
