@@ -52,10 +52,20 @@ impl Point {
         match cmp_f64(self.approx, slot) {
             Ordering::Less => true,
             Ordering::Greater => false,
-            // count/share ≤ slot ⟺ slot·share − count ≥ 0; the fused multiply-add rounds the
-            // exact difference once, which keeps its sign.
-            Ordering::Equal => slot.mul_add(self.share, -self.count) >= 0.0,
+            Ordering::Equal => self.is_at_or_before_exactly(slot),
         }
+    }
+
+    /// [`Point::is_at_or_before`] when the rounded quotient equals `slot`. Not inlined: the
+    /// fused multiply-add is a library call on the default x86-64 target, and inlined the
+    /// compiler computed it on every comparison, not only on ties (measured: 2 calls per
+    /// slot of the simulator's bench, `BENCHMARKS.md`, "The simulator").
+    #[cold]
+    #[inline(never)]
+    fn is_at_or_before_exactly(&self, slot: f64) -> bool {
+        // count/share ≤ slot ⟺ slot·share − count ≥ 0; the fused multiply-add rounds the
+        // exact difference once, which keeps its sign.
+        slot.mul_add(self.share, -self.count) >= 0.0
     }
 }
 
@@ -101,6 +111,9 @@ fn cmp_f64(a: f64, b: f64) -> Ordering {
 /// Each product is split into its rounded value and the exact rounding error (the
 /// "two-product" of Dekker, by fused multiply-add); comparing the pairs lexicographically
 /// compares the exact products, barring underflow of the error term (shares below ~1e-290).
+/// Not inlined, for the reason given at [`Point::is_at_or_before_exactly`].
+#[cold]
+#[inline(never)]
 fn cmp_exact_products(a: f64, b: f64, c: f64, d: f64) -> Ordering {
     let left = a * b;
     let right = c * d;

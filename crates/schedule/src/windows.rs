@@ -93,7 +93,8 @@ impl Scaled {
 
     /// The scaled instant that releases must not exceed for slot `slot` to serve them.
     pub(crate) fn now(&self, slot: u64) -> f64 {
-        if self.tijdeman { (slot + 1) as f64 * self.scale } else { slot as f64 }
+        let slot = slot_to_f64(slot);
+        if self.tijdeman { (slot + 1.0) * self.scale } else { slot }
     }
 
     /// The first slot that may serve an occurrence released at the scaled instant `release`
@@ -107,4 +108,21 @@ impl Scaled {
     pub(crate) fn in_slots(&self, instant: f64) -> f64 {
         if self.tijdeman { instant / self.scale } else { instant }
     }
+}
+
+/// `slot as f64` for a slot index below 2^53 (exact), through `i64`: the conversion from `u64`
+/// takes several instructions on x86-64 without AVX-512, and this one runs a few times per
+/// carousel slot.
+#[inline]
+pub(crate) fn slot_to_f64(slot: u64) -> f64 {
+    debug_assert!(slot < 1 << 53);
+    slot as i64 as f64
+}
+
+/// The integer part of `value`, for `0 ≤ value < 2^53` (a slot index), through `i64` (see
+/// [`slot_to_f64`]); a negative value gives 0, as `as u64` would.
+#[inline]
+pub(crate) fn floor_to_slot(value: f64) -> u64 {
+    debug_assert!(value < (1u64 << 53) as f64);
+    (value as i64).max(0) as u64
 }

@@ -3,7 +3,7 @@
 use crate::error::{Result, SimError};
 use crate::metrics::{Accumulator, RunSummary, Violations};
 use crate::model::Config;
-use crate::policy::{Observation, Policy, PolicyKind, RatesMode, build};
+use crate::policy::{Built, Observation, Policy, PolicyKind, RatesMode, build_any};
 use crate::politeness::HostClock;
 use crate::process::{PageChanges, Window};
 use crate::rng::SimRng;
@@ -32,8 +32,12 @@ const POLICY_STREAM: u64 = 1;
 /// An invalid configuration ([`Config::validate`]) or a problem the solver rejects.
 pub fn simulate(config: &Config, policy: PolicyKind, rates: RatesMode, seed: u64) -> Result<RunSummary> {
     config.validate()?;
-    let mut built = build(config, policy, rates)?;
-    run(config, built.as_mut(), policy.name(), rates.name(), seed)
+    match build_any(config, policy, rates)? {
+        // The loop compiled for the carousel: its calls inline, and with known rates observing
+        // and probing cost nothing (`BENCHMARKS.md`, "The simulator").
+        Built::Carousel(mut carousel) => run(config, carousel.as_mut(), policy.name(), rates.name(), seed),
+        Built::Other(mut built) => run(config, built.as_mut(), policy.name(), rates.name(), seed),
+    }
 }
 
 /// Runs any [`Policy`] (e.g. an adapter around an external scheduler) on `config`; `name` and
@@ -78,7 +82,13 @@ fn touch(tracked: &[Tracked], pages: &[usize]) {
     std::hint::black_box(sum);
 }
 
-fn run(config: &Config, policy: &mut dyn Policy, name: &str, rates: &str, seed: u64) -> Result<RunSummary> {
+fn run<P: Policy + ?Sized>(
+    config: &Config,
+    policy: &mut P,
+    name: &str,
+    rates: &str,
+    seed: u64,
+) -> Result<RunSummary> {
     let horizon = config.horizon;
     let window = Window { start: config.warmup_end(), end: horizon };
     let mut changes_rng = SimRng::stream(seed, CHANGES_STREAM);
@@ -99,6 +109,7 @@ fn run(config: &Config, policy: &mut dyn Policy, name: &str, rates: &str, seed: 
     let mut metrics = Accumulator::new(window, horizon, config.buckets);
     let mut now = 0.0;
 
+    let observes = policy.observes();
     let mut upcoming: Vec<usize> = Vec::new();
     while let Some(fetch) = policy.next_fetch(now, &mut policy_rng) {
         policy.take_upcoming(&mut upcoming);
@@ -122,7 +133,6 @@ fn run(config: &Config, policy: &mut dyn Policy, name: &str, rates: &str, seed: 
         metrics.add_interval(page.weight, t0, now, changes.first, changes.pending);
         metrics.add_fetch(now, changed);
         page.last_fetch = now;
-        let last_modified_age = page.changes.tracks_last().then(|| now - page.changes.last_change());
         if meter_hosts
             && let Some(host) = config.pages.get(fetch.page).map(|spec| spec.host as usize)
             && let Some(meter) = meters.get_mut(host)
@@ -131,13 +141,16 @@ fn run(config: &Config, policy: &mut dyn Policy, name: &str, rates: &str, seed: 
             violations.min_delay += u64::from(breach.min_delay);
             violations.capacity += u64::from(breach.capacity);
         }
-        policy.observe(&Observation {
-            page: fetch.page,
-            time: now,
-            interval: now - t0,
-            changed,
-            last_modified_age,
-        });
+        if observes {
+            let last_modified_age = page.changes.tracks_last().then(|| now - page.changes.last_change());
+            policy.observe(&Observation {
+                page: fetch.page,
+                time: now,
+                interval: now - t0,
+                changed,
+                last_modified_age,
+            });
+        }
     }
     // Close every page's last interval at the horizon (no fetch, nothing observed).
     for page in &mut tracked {

@@ -2,6 +2,7 @@
 
 mod common;
 
+use freshet_sim::policy::build;
 use freshet_sim::{
     ChangeProcess, Config, Fetch, Host, Observation, Policy, PolicyKind, RatesMode, SimPage, SimRng,
     simulate, simulate_policy,
@@ -39,6 +40,33 @@ fn same_seed_same_summary_for_every_policy_and_mode() {
             assert_eq!(a, b, "{kind} {rates:?}");
             let c = simulate(&config, kind, rates, 6).unwrap_or_else(|e| panic!("{kind}: {e}"));
             assert_ne!(a.weighted_freshness, c.weighted_freshness, "{kind} {rates:?}: the seed matters");
+        }
+    }
+}
+
+/// The loop compiled for the carousel (`simulate`) and the loop over `dyn Policy`
+/// (`simulate_policy` on the same built policy) give the same summary, bit for bit, with
+/// known rates (nothing observed) and learned ones.
+#[test]
+fn the_carousel_loop_and_the_dyn_loop_agree() {
+    let mut config = mixed(300.0);
+    config.hosts = vec![Host::UNLIMITED; 3];
+    let carousels = [
+        PolicyKind::Uniform,
+        PolicyKind::ChangeProportional,
+        PolicyKind::WeightProportional,
+        PolicyKind::PeriodicOptimal,
+        PolicyKind::PoissonOptimalCarousel,
+        PolicyKind::ChangesOptimal,
+    ];
+    for kind in carousels {
+        for rates in [RatesMode::Known, RatesMode::Learned] {
+            let compiled = simulate(&config, kind, rates, 8).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let mut built = build(&config, kind, rates).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let dynamic = simulate_policy(&config, built.as_mut(), kind.name(), rates.name(), 8)
+                .unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert_eq!(compiled, dynamic, "{kind} {rates:?}");
+            assert!(compiled.measured_fetches > 0, "{kind} {rates:?}");
         }
     }
 }

@@ -22,6 +22,22 @@ use crate::politeness::HostClock;
 /// # Errors
 /// [`crate::SimError::Solver`] if the solver rejects the initial problem.
 pub fn build(config: &Config, kind: PolicyKind, rates: RatesMode) -> Result<Box<dyn Policy>> {
+    Ok(match build_any(config, kind, rates)? {
+        Built::Carousel(carousel) => carousel,
+        Built::Other(policy) => policy,
+    })
+}
+
+/// A built policy: the ungated carousel by its type, so that the simulator's loop can be
+/// compiled for it (its calls inlined, the no-op ones gone: `BENCHMARKS.md`, "The
+/// simulator"), or any other behind `dyn`.
+pub(crate) enum Built {
+    Carousel(Box<CarouselPolicy>),
+    Other(Box<dyn Policy>),
+}
+
+/// [`build`], with the ungated carousel policies by their type.
+pub(crate) fn build_any(config: &Config, kind: PolicyKind, rates: RatesMode) -> Result<Built> {
     let known: Vec<Page> =
         config.pages.iter().map(|page| Page::new(page.weight, page.process.mean_rate())).collect();
     let host_of_page: Vec<u32> = config.pages.iter().map(|page| page.host).collect();
@@ -42,7 +58,7 @@ pub fn build(config: &Config, kind: PolicyKind, rates: RatesMode) -> Result<Box<
     if kind == PolicyKind::Threshold {
         // The online scheduler keeps politeness itself: no gate (the simulator's meter checks it).
         let pages = learner.as_ref().map_or(known, |learner| learner.pages(Summary::Optimistic));
-        return Ok(Box::new(ThresholdPolicy::new(config, &pages, learner)?));
+        return Ok(Built::Other(Box::new(ThresholdPolicy::new(config, &pages, learner)?)));
     }
     let clocks = || config.hosts.iter().map(|host| HostClock::new(host, config.capacity_window)).collect();
     let source = RateSource::new(kind, budget, learner);
@@ -68,8 +84,16 @@ pub fn build(config: &Config, kind: PolicyKind, rates: RatesMode) -> Result<Box<
         | PolicyKind::PoissonOptimalCarousel
         | PolicyKind::ChangesOptimal => {
             let initial = source.initial(&known)?;
-            Box::new(CarouselPolicy::new(source, &initial))
+            let carousel = CarouselPolicy::new(source, &initial);
+            if !limited {
+                return Ok(Built::Carousel(Box::new(carousel)));
+            }
+            Box::new(carousel)
         }
     };
-    Ok(if limited { Box::new(Gate::new(policy, host_of_page, clocks(), config.budget)) } else { policy })
+    Ok(Built::Other(if limited {
+        Box::new(Gate::new(policy, host_of_page, clocks(), config.budget))
+    } else {
+        policy
+    }))
 }

@@ -30,6 +30,9 @@ pub(crate) struct CarouselPolicy {
     next: usize,
     /// Whether `pending` was refilled since the last [`Policy::take_upcoming`].
     unannounced: bool,
+    /// Whether the rates are learned: with known rates there are no probes to interleave and
+    /// nothing to observe, and both calls are skipped.
+    learns: bool,
 }
 
 impl CarouselPolicy {
@@ -38,11 +41,21 @@ impl CarouselPolicy {
     pub(crate) fn new(source: RateSource, rates: &[f64]) -> Self {
         let carousel = Carousel::new(rates).ok();
         let origin = carousel.as_ref().map_or(0.0, Carousel::slot_length);
-        Self { source, carousel, origin, pending: Vec::with_capacity(AHEAD), next: 0, unannounced: false }
+        let learns = source.learns();
+        Self {
+            source,
+            carousel,
+            origin,
+            pending: Vec::with_capacity(AHEAD),
+            next: 0,
+            unannounced: false,
+            learns,
+        }
     }
 }
 
 impl Policy for CarouselPolicy {
+    #[inline]
     fn next_fetch(&mut self, now: f64, _rng: &mut SimRng) -> Option<Fetch> {
         if self.next == self.pending.len()
             && let Some(carousel) = self.carousel.as_mut()
@@ -56,8 +69,12 @@ impl Policy for CarouselPolicy {
             self.unannounced = true;
         }
         let pending = self.pending.get(self.next).copied();
-        let before = pending.map_or(f64::INFINITY, |fetch| fetch.time);
-        let fetch = match self.source.next_probe(before) {
+        let probe = if self.learns {
+            self.source.next_probe(pending.map_or(f64::INFINITY, |fetch| fetch.time))
+        } else {
+            None
+        };
+        let fetch = match probe {
             Some(probe) => probe,
             None => {
                 self.next += 1;
@@ -67,6 +84,7 @@ impl Policy for CarouselPolicy {
         Some(Fetch { page: fetch.page, time: fetch.time.max(now) })
     }
 
+    #[inline]
     fn take_upcoming(&mut self, pages: &mut Vec<usize>) {
         if self.unannounced {
             self.unannounced = false;
@@ -74,7 +92,22 @@ impl Policy for CarouselPolicy {
         }
     }
 
+    #[inline]
     fn observe(&mut self, observation: &Observation) {
+        if self.learns {
+            self.learn(observation);
+        }
+    }
+
+    fn observes(&self) -> bool {
+        self.learns
+    }
+}
+
+impl CarouselPolicy {
+    /// Learned rates: observes, and restarts the carousel when the rates are re-solved.
+    #[inline(never)]
+    fn learn(&mut self, observation: &Observation) {
         if let Some(rates) = self.source.observe(observation) {
             // Restart the carousel on the new rates, one slot after this fetch; keep the old
             // one if the new rates are unusable.

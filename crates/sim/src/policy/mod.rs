@@ -82,6 +82,7 @@ mod source;
 mod threshold;
 
 pub use build::build;
+pub(crate) use build::{Built, build_any};
 pub use fixed::FixedIntervals;
 pub use nutch::{
     NUTCH_DEC_RATE, NUTCH_INC_RATE, NUTCH_MAX_INTERVAL, NUTCH_MIN_INTERVAL, nutch_next_interval,
@@ -131,6 +132,13 @@ pub trait Policy {
     /// The simulator loads their state early: with many pages it is out of cache, and loads
     /// issued together overlap. The default decides nothing ahead.
     fn take_upcoming(&mut self, _pages: &mut Vec<usize>) {}
+    /// Whether the policy wants [`Policy::observe`] called; asked once, before the first
+    /// fetch. A policy whose fetches do not depend on what they find (a carousel over known
+    /// rates) says `false`, and the simulator skips building and passing the observations.
+    /// The default says `true`.
+    fn observes(&self) -> bool {
+        true
+    }
 }
 
 /// Where a policy's change rates come from.

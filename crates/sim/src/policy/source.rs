@@ -25,6 +25,12 @@ impl RateSource {
         Self { kind, budget, learner, probes: ProbeQueue::default() }
     }
 
+    /// Whether the rates are learned (with known rates there is nothing to observe and no
+    /// probe).
+    pub(crate) fn learns(&self) -> bool {
+        self.learner.is_some()
+    }
+
     /// The rates to start with: from `known` pages, or from the learner's (uninformed) estimates.
     pub(crate) fn initial(&self, known: &[Page]) -> Result<Vec<f64>> {
         match &self.learner {
