@@ -27,7 +27,9 @@
 //! a fast page's every few. To keep every chain's intervals what it chose, a new page is
 //! admitted only while the chains' demand `Σ 1/τ` (`τ` each chain's next interval) is under
 //! [`ADMIT_BELOW`] of the budget, or when no chain is due in the next slot (which would go
-//! idle: the phase has `K·n/R`, exactly the budget's worth of its fetches); due fetches go earliest first, starts `1/R` apart and each
+//! idle: the phase has `K·n/R`, exactly the budget's worth of its fetches; when no page can be
+//! admitted, such a slot goes to the chain due first, early, once half its interval passed);
+//! due fetches go earliest first, starts `1/R` apart and each
 //! host's politeness kept ([`HostClock`], the rule the simulator's meter checks). Pages are
 //! admitted by weight, highest first (what is learned about them is worth most).
 //!
@@ -50,6 +52,9 @@ pub(crate) const INFORMATIVE_LAMBDA_TAU: f64 = 1.594;
 
 /// Factor by which a chain's interval moves at most per fetch.
 const STEP: f64 = 4.0;
+
+/// A chain due later may be fetched into an idle slot once this share of its interval passed.
+const EARLY_SHARE: f64 = 0.5;
 
 /// Waiting pages looked at for one admission (see [`Explorer::admission`]).
 const ADMISSION_LOOKS: usize = 64;
@@ -200,6 +205,20 @@ impl Explorer {
         } else {
             None
         };
+        // A slot that would go idle (nothing due, nobody to admit) goes to the chain due first,
+        // early, if half its interval has passed: any interval informs the estimate, and the
+        // phase has no slot to waste.
+        let due = due.map(|(time, page)| {
+            let admissible = admit.is_some_and(|(admit_time, _)| admit_time <= earliest + self.spacing);
+            if time <= earliest + self.spacing || admissible {
+                return (time, page);
+            }
+            let (Some(chain), Some(&last)) = (self.chains.get(page), self.last_fetch.get(page)) else {
+                return (time, page);
+            };
+            let early = Self::polite(hosts, &self.host_of_page, page, earliest.max(last + EARLY_SHARE * chain.interval));
+            (early.min(time), page)
+        });
         let (time, page, admitted) = match (due, admit) {
             (Some((due_time, due_page)), Some((admit_time, admit_page))) => {
                 if admit_time < due_time {
@@ -211,8 +230,9 @@ impl Explorer {
             (Some((time, page)), None) => (time, page, false),
             (None, Some((time, page))) => (time, page, true),
             (None, None) => {
-                // Nothing due and nothing to admit: chains are in flight, or every page is done.
-                self.done = self.chains.iter().all(|chain| !chain.active && !chain.in_flight);
+                // Nothing due and nothing to admit: every chain is done (the simulator reports
+                // each fetch before asking for the next, so none is in flight).
+                self.done = true;
                 return None;
             }
         };
