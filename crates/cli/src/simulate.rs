@@ -97,6 +97,11 @@ pub(crate) struct SimulateArgs {
     /// Bursty pages: mean on and off periods, in units of the page's mean change interval.
     #[arg(long, value_name = "ON,OFF", value_delimiter = ',', num_args = 2, default_values_t = [1.0, 3.0])]
     burst: Vec<f64>,
+    /// Learned rates, `threshold` only: first fetch every page about K times at intervals
+    /// chosen to tell its change rate (an exploration phase under the budget and politeness,
+    /// ending at the latest when the budget has paid for K fetches per page), then hand over.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    explore: u32,
     /// Pages report Last-Modified (learned rates then use the Last-Modified estimator).
     #[arg(long)]
     last_modified: bool,
@@ -139,6 +144,12 @@ pub(crate) fn run(args: &SimulateArgs) -> anyhow::Result<std::process::ExitCode>
         .rates
         .parse()
         .map_err(|_| anyhow::anyhow!("--rates: expected known or learned, got {:?}", args.rates))?;
+    if args.explore > 0 && rates == RatesMode::Known {
+        bail!("--explore: an exploration phase learns change rates; it needs --rates learned");
+    }
+    if args.explore > 0 && policies.iter().any(|&policy| policy != PolicyKind::Threshold) {
+        bail!("--explore: only `threshold` has an exploration phase; run the other policies without it");
+    }
     for &budget in &args.budget {
         if !(budget.is_finite() && budget > 0.0) {
             bail!("--budget: every budget must be a positive number of fetches per unit time, got {budget}");
@@ -228,6 +239,7 @@ fn build_config(
             .collect();
     }
     config.warmup_fraction = args.warmup;
+    config.explore_fetches = args.explore;
     config.buckets = args.buckets;
     config.validate().context("invalid simulation")?;
     Ok(config)

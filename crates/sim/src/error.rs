@@ -78,6 +78,9 @@ pub enum SimError {
     /// The refresh solver rejected the problem the policy built.
     #[error("solver: {0}")]
     Solver(#[from] freshet_policy::PolicyError),
+    /// An exploration phase was asked for before a policy that has none.
+    #[error("an exploration phase (--explore) runs only before `threshold` with learned rates, not `{0}`")]
+    ExploreUnsupported(&'static str),
     /// The online scheduler (`threshold`) rejected a page, a host or the budget.
     #[error("scheduler: {0}")]
     Scheduler(#[from] freshet_schedule::online::OnlineError),

@@ -137,6 +137,9 @@ pub struct Config {
     pub buckets: usize,
     /// Window over which a host's capacity may be used in a burst (see [`Host`]; default 1).
     pub capacity_window: f64,
+    /// Learned rates: fetches per page in an exploration phase before `threshold` takes over
+    /// (0, the default: none; see `policy` module docs, "Exploration phase").
+    pub explore_fetches: u32,
 }
 
 impl Config {
@@ -151,6 +154,7 @@ impl Config {
             warmup_fraction: 0.2,
             buckets: 100,
             capacity_window: 1.0,
+            explore_fetches: 0,
         }
     }
 

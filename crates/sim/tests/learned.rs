@@ -80,3 +80,46 @@ fn threshold_learns_a_host_capped_set() {
     assert!(ratio >= 0.95, "learned/known {ratio:.4}");
     assert!(fetch_rate <= 40.0 * 1.02, "fetch rate {fetch_rate} against a budget of 40");
 }
+
+/// With an exploration phase (`Config::explore_fetches`): every page first fetched about 20
+/// times at intervals chosen to tell its rate, within the first half (the budget of 20 fetches
+/// per page), then `threshold` takes over; the second half is measured. This is the target's
+/// condition, "once every page has been fetched ~20 times".
+fn explored(mut config: Config) -> Config {
+    config.explore_fetches = 20;
+    config
+}
+
+/// The uniform set, where the learner alone gets 0.91 here (0.88–0.96 on the full set): with
+/// the phase every page's rate is known to its chain's precision before the window. Seeds 1–3:
+/// 0.980–0.989.
+#[test]
+fn after_exploring_threshold_reaches_95_percent_on_the_uniform_set() {
+    for seed in 1..=3 {
+        let (ratio, fetch_rate) =
+            learned_over_known(&explored(fig1("azar-fig1-uniform.csv", 200, 1.0)), seed);
+        assert!(ratio >= 0.95, "seed {seed}: learned/known {ratio:.4}");
+        assert!(
+            (fetch_rate - 1.0).abs() < 0.02,
+            "seed {seed}: fetch rate {fetch_rate} against a budget of 1"
+        );
+    }
+}
+
+/// The host-capped set: the phase keeps every host's politeness (no violation, checked by
+/// `learned_over_known`), and the scheduler takes over without breaking it. Seed 1: 0.971
+/// (the learner alone: 0.985).
+#[test]
+fn after_exploring_threshold_reaches_95_percent_on_a_host_capped_set() {
+    let (ratio, fetch_rate) = learned_over_known(&explored(host_capped()), 1);
+    assert!(ratio >= 0.95, "learned/known {ratio:.4}");
+    assert!(fetch_rate <= 40.0 * 1.02, "fetch rate {fetch_rate} against a budget of 40");
+}
+
+/// Only `threshold` has the phase: asking it of another policy is an error, not a silent no-op.
+#[test]
+fn an_exploration_phase_before_another_policy_is_refused() {
+    let config = explored(fig1("azar-fig1-uniform.csv", 50, 1.0));
+    let error = simulate(&config, PolicyKind::PeriodicOptimal, RatesMode::Learned, 1).err();
+    assert!(error.as_ref().is_some_and(|e| e.to_string().contains("exploration phase")), "{error:?}");
+}

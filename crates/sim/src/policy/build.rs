@@ -3,6 +3,7 @@
 use freshet_policy::Page;
 
 use super::carousel::CarouselPolicy;
+use super::explore_first::ExploreFirst;
 use super::gate::Gate;
 use super::greedy::GreedyPolicy;
 use super::learn::{Learner, Summary};
@@ -12,15 +13,19 @@ use super::rates::Budget;
 use super::source::RateSource;
 use super::threshold::ThresholdPolicy;
 use super::{Policy, PolicyKind, RatesMode};
-use crate::error::Result;
+use crate::error::{Result, SimError};
 use crate::model::{Config, Host};
 use crate::politeness::HostClock;
 
 /// The policy `kind` for `config`, with true rates or learning them (`rates`), wrapped in the
 /// politeness gate when any host is limited. `config` should be valid ([`Config::validate`]).
+/// With learned rates and [`Config::explore_fetches`] `> 0`, `threshold` runs after an
+/// exploration phase (`explore_first.rs`).
 ///
 /// # Errors
-/// [`crate::SimError::Solver`] if the solver rejects the initial problem.
+/// [`crate::SimError::Solver`] if the solver rejects the initial problem;
+/// [`crate::SimError::Scheduler`] if the scheduler rejects the hosts, budget or pages;
+/// [`crate::SimError::ExploreUnsupported`] for an exploration phase before another policy.
 pub fn build(config: &Config, kind: PolicyKind, rates: RatesMode) -> Result<Box<dyn Policy>> {
     Ok(match build_any(config, kind, rates)? {
         Built::Carousel(carousel) => carousel,
@@ -55,6 +60,15 @@ pub(crate) fn build_any(config: &Config, kind: PolicyKind, rates: RatesMode) -> 
             config.budget,
         )),
     };
+    if config.explore_fetches > 0 && rates == RatesMode::Learned {
+        if kind != PolicyKind::Threshold {
+            return Err(SimError::ExploreUnsupported(kind.name()));
+        }
+        // Checks the hosts and the budget as the scheduler will see them at hand-over.
+        ThresholdPolicy::new(config, &known, None)?;
+        let learner = learner.ok_or(SimError::ExploreUnsupported(kind.name()))?;
+        return Ok(Built::Other(Box::new(ExploreFirst::new(config, learner, config.explore_fetches))));
+    }
     if kind == PolicyKind::Threshold {
         // The online scheduler keeps politeness itself: no gate (the simulator's meter checks it).
         let pages = learner.as_ref().map_or(known, |learner| learner.pages(Summary::Optimistic));

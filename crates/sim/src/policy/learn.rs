@@ -6,6 +6,7 @@ use freshet_policy::Page;
 
 use super::Observation;
 
+pub(crate) mod explore;
 pub(crate) mod probe;
 
 /// Smallest rate handed to the solvers, as a fraction of the default rate `R/n` (the solvers
@@ -94,6 +95,16 @@ impl Learner {
         } else {
             false
         }
+    }
+
+    /// Every page's weight.
+    pub(crate) fn weights(&self) -> &[f64] {
+        &self.weights
+    }
+
+    /// Page `page`'s observations so far (`None` for an unknown page).
+    pub(crate) fn history(&self, page: usize) -> Option<&ChangeHistory> {
+        self.histories.get(page)
     }
 
     /// Observations until the next re-estimate is due.

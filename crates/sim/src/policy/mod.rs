@@ -61,6 +61,13 @@
 //! do `greedy` and the proportional policies. Measured results: `docs/reproductions.md`,
 //! "Learned rates".
 //!
+//! **Exploration phase** (`Config::explore_fetches`, `--explore K`; `threshold` only): every
+//! page is first fetched about `K` times at intervals chosen from its own history to tell its
+//! rate, chains of fetches side by side under the budget and each host's politeness, then the
+//! scheduler takes over with the learner's estimates (`learn/explore.rs`, `explore_first.rs`;
+//! seed 002's ε-first). What the learned `threshold` reaches once every page has been fetched
+//! ~20 times (issue 3, section 4): `docs/learned/README.md`.
+//!
 //! **`threshold`** needs no probes: each fetch updates its page at once, and exploration lives
 //! in the value function. The page is handed an optimistic `(w', λ')` whose `V(∞)` is that of
 //! its posterior's 5% quantile rate and whose small-`τ` value is that of its posterior mean
@@ -71,6 +78,7 @@
 mod alias;
 mod build;
 mod carousel;
+mod explore_first;
 mod fixed;
 mod gate;
 mod greedy;

@@ -59,6 +59,19 @@ impl ThresholdPolicy {
     /// The scheduler for `config`'s hosts and budget, holding `pages` (true or initial
     /// estimated rates), all fetched at time 0.
     pub(crate) fn new(config: &Config, pages: &[Page], learner: Option<Learner>) -> Result<Self> {
+        Self::resumed(config, pages, learner, &[], 0.0)
+    }
+
+    /// The scheduler at `now` for pages last fetched at `last_fetch` (by index; a page past
+    /// its end was fetched at time 0), taking over from an exploration phase
+    /// (`learn/explore.rs`).
+    pub(crate) fn resumed(
+        config: &Config,
+        pages: &[Page],
+        learner: Option<Learner>,
+        last_fetch: &[f64],
+        now: f64,
+    ) -> Result<Self> {
         let budget = Budget::new(config.budget);
         let refill_time = budget.burst / budget.rate;
         let mut scheduler = Scheduler::freshness(budget).map_err(SimError::Scheduler)?;
@@ -67,15 +80,23 @@ impl ThresholdPolicy {
             scheduler.set_host(HostId(index as u32), politeness).map_err(SimError::Scheduler)?;
         }
         for (index, (page, sim_page)) in pages.iter().zip(&config.pages).enumerate() {
+            let fetched_at = last_fetch.get(index).copied().unwrap_or(0.0);
             scheduler
-                .restore(PageId(index as u32), HostId(sim_page.host), page.weight, page.change_rate, 0.0, 0.0)
+                .restore(
+                    PageId(index as u32),
+                    HostId(sim_page.host),
+                    page.weight,
+                    page.change_rate,
+                    fetched_at,
+                    now,
+                )
                 .map_err(SimError::Scheduler)?;
         }
         let resolve_every = (pages.len() / RESOLVES_PER_PASS).max(MIN_RESOLVE_EVERY);
         Ok(Self {
             scheduler,
             learner,
-            clock: 0.0,
+            clock: now,
             horizon: config.horizon,
             refill_time,
             since_resolve: 0,
