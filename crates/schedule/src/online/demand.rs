@@ -307,3 +307,70 @@ mod saturation {
         assert!((4.0..12.0).contains(&lambda0), "λ_0 = {lambda0}");
     }
 }
+
+#[cfg(test)]
+mod split_sums {
+    #![allow(clippy::unwrap_used)]
+
+    use freshet_policy::objective::Freshness;
+    use freshet_policy::{Objective, Page};
+    use proptest::prelude::*;
+
+    use super::super::{Budget, HostId, PageId, Politeness, Scheduler};
+    use super::DemandSweep;
+
+    proptest! {
+        /// With the uncapped hosts' demand summed in one place, the sweep's total demand
+        /// `Σ_i min(k_i, S_i(λ))`, its slope and its saturation are those of a plain per-host
+        /// sum, whatever mix of capped and uncapped hosts (also after a host changes sides).
+        #[test]
+        fn the_total_demand_is_the_per_host_sum(
+            caps in proptest::collection::vec(prop_oneof![Just(0.0), 0.05..20.0_f64], 1..12),
+            pages in proptest::collection::vec((0..12_u32, 0.01..10.0_f64, 0.001..2.0_f64), 1..80),
+            lambda in 0.001..50.0_f64,
+            flip in any::<prop::sample::Index>(),
+        ) {
+            let mut scheduler = Scheduler::freshness(Budget::new(5.0)).unwrap();
+            let politeness = |cap: f64| if cap > 0.0 { Politeness::rate(cap) } else { Politeness::default() };
+            for (host, &cap) in caps.iter().enumerate() {
+                scheduler.set_host(HostId(host as u32), politeness(cap)).unwrap();
+            }
+            // One host changes sides after it was declared: the bitmap follows.
+            let flipped = flip.index(caps.len());
+            let mut caps = caps;
+            caps[flipped] = if caps[flipped] > 0.0 { 0.0 } else { 1.5 };
+            scheduler.set_host(HostId(flipped as u32), politeness(caps[flipped])).unwrap();
+            for (page, &(host, weight, rate)) in pages.iter().enumerate() {
+                let host = host % caps.len() as u32;
+                scheduler.add(PageId(page as u32), HostId(host), weight, rate, 0.0).unwrap();
+            }
+            let mut sweep = DemandSweep { lambda, ..DemandSweep::default() };
+            sweep.host_sums.resize(caps.len(), (0.0, 0.0));
+            scheduler.accumulate(&mut sweep, scheduler.pages.len());
+            let (demand, slope, saturated) = scheduler.total_demand(&sweep);
+
+            let mut per_host = vec![(0.0_f64, 0.0_f64); caps.len()];
+            for slot in &scheduler.pages {
+                let page = Page::new(f64::from(slot.weight), f64::from(slot.change_rate));
+                let at = Freshness.rate_at_marginal(page, lambda);
+                per_host[slot.host as usize].0 += at.rate;
+                per_host[slot.host as usize].1 += at.slope;
+            }
+            let (mut expected, mut expected_slope, mut with_demand, mut capped) = (0.0, 0.0, 0, 0);
+            for (&cap, &(rate, rate_slope)) in caps.iter().zip(&per_host) {
+                let capacity = if cap > 0.0 { cap } else { f64::INFINITY };
+                with_demand += usize::from(rate > 0.0);
+                if rate >= capacity {
+                    expected += capacity;
+                    capped += 1;
+                } else {
+                    expected += rate;
+                    expected_slope += rate_slope;
+                }
+            }
+            prop_assert!((demand - expected).abs() <= 1e-9 * expected.abs().max(1e-300), "{demand} vs {expected}");
+            prop_assert!((slope - expected_slope).abs() <= 1e-9 * expected_slope.abs().max(1e-300));
+            prop_assert_eq!(saturated, with_demand > 0 && capped == with_demand);
+        }
+    }
+}
