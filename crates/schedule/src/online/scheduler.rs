@@ -7,7 +7,7 @@ use freshet_policy::objective::Freshness;
 use freshet_policy::{Objective, Page, PolicyError};
 
 use super::budget::BudgetController;
-use super::demand::DemandSweep;
+use super::demand::{CappedHosts, DemandSweep};
 use super::host::{Contender, HostState, ParkedHost};
 use super::keys::due_time;
 use super::page::{PageEntry, PageSlot};
@@ -65,6 +65,8 @@ pub struct Scheduler<O: Objective = Freshness> {
     pub(super) fetches_at_rebuild: u64,
     /// At most this many fetches in flight per host (see [`Scheduler::with_host_slots`]).
     pub(super) host_slots: u32,
+    /// The hosts whose politeness caps their fetch rate (`gap > 0`), for the demand sweep.
+    pub(super) capped_hosts: CappedHosts,
 }
 
 impl Scheduler<Freshness> {
@@ -103,6 +105,7 @@ impl<O: Objective> Scheduler<O> {
             stats: Stats::default(),
             fetches_at_rebuild: 0,
             host_slots: 1,
+            capped_hosts: CappedHosts::default(),
         })
     }
 
@@ -137,6 +140,7 @@ impl<O: Objective> Scheduler<O> {
         } else {
             *state = HostState::new(politeness);
         }
+        self.capped_hosts.set(index, politeness.gap() > 0.0);
         if self.started {
             self.schedule_host(host.0);
         }
@@ -344,6 +348,7 @@ impl<O: Objective> Scheduler<O> {
             + self.contenders.capacity() * size_of::<Contender>()
             + self.parked.capacity() * size_of::<ParkedHost>()
             + self.sweep.allocated_bytes()
+            + self.capped_hosts.allocated_bytes()
     }
 
     pub(super) fn host(&self, host: HostId) -> OnlineResult<&HostState> {
