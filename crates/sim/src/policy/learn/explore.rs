@@ -67,10 +67,9 @@ pub(crate) const ADMIT_BELOW: f64 = 0.8;
 struct Chain {
     /// Fetches made in the phase.
     fetches: u32,
-    /// The next interval the chain asks for (0 until admitted).
+    /// The next interval the chain asks for (0 until admitted). A chain is running from its
+    /// admission until it has its fetches.
     interval: f64,
-    /// Admitted and not yet done.
-    active: bool,
     /// Handed out by `next_fetch`, not yet observed.
     in_flight: bool,
 }
@@ -97,7 +96,8 @@ pub(crate) struct Explorer {
     longest: f64,
     /// The phase ends here at the latest: `K·n/R`.
     end: f64,
-    /// Medians of finished chains' estimates start new chains: `(sum of ln λ̂, count)`.
+    /// The geometric mean of finished chains' estimates starts new chains: the sum of their
+    /// `ln λ̂` and their count.
     log_rate_sum: f64,
     log_rate_count: u32,
     done: bool,
@@ -216,7 +216,12 @@ impl Explorer {
             let (Some(chain), Some(&last)) = (self.chains.get(page), self.last_fetch.get(page)) else {
                 return (time, page);
             };
-            let early = Self::polite(hosts, &self.host_of_page, page, earliest.max(last + EARLY_SHARE * chain.interval));
+            let early = Self::polite(
+                hosts,
+                &self.host_of_page,
+                page,
+                earliest.max(last + EARLY_SHARE * chain.interval),
+            );
             (early.min(time), page)
         });
         let (time, page, admitted) = match (due, admit) {
@@ -246,7 +251,7 @@ impl Explorer {
             }
             let interval = self.first_interval().clamp(self.spacing, self.longest);
             if let Some(chain) = self.chains.get_mut(page) {
-                *chain = Chain { fetches: 0, interval, active: true, in_flight: false };
+                *chain = Chain { fetches: 0, interval, in_flight: false };
                 self.demand += 1.0 / interval;
             }
         } else {
@@ -299,7 +304,6 @@ impl Explorer {
         };
         let next = next.clamp(self.spacing, self.longest);
         if chain.fetches >= self.fetches_per_page {
-            chain.active = false;
             self.demand -= 1.0 / old_interval;
             if let Some(estimate) = history.map(mle_rate)
                 && estimate.status == EstimateStatus::Estimated
