@@ -234,6 +234,7 @@ fn store_run(store: &mut impl FrontierStore, urls: u64, batch_new: u64) -> Store
     let mut buffer = String::new();
     let (mut new_time, mut repeat_time) = (Duration::ZERO, Duration::ZERO);
     let (mut new_cpu, mut new_written) = (0.0, 0u64);
+    let mut slowest = Duration::ZERO;
     let mut draw = 0u64;
     let mut next = 0u64;
     while next < urls {
@@ -242,7 +243,9 @@ fn store_run(store: &mut impl FrontierStore, urls: u64, batch_new: u64) -> Store
         let (cpu_before, written_before) = (cpu_seconds(), written_bytes());
         let started = Instant::now();
         let report = store.commit(&batch).unwrap();
-        new_time += started.elapsed();
+        let took = started.elapsed();
+        new_time += took;
+        slowest = slowest.max(took);
         new_cpu += cpu_seconds() - cpu_before;
         new_written += written_bytes().saturating_sub(written_before);
         assert!(report.admissions.iter().all(|admission| admission.is_new));
@@ -258,6 +261,7 @@ fn store_run(store: &mut impl FrontierStore, urls: u64, batch_new: u64) -> Store
         repeat_time += started.elapsed();
         assert!(report.admissions.iter().all(|admission| !admission.is_new));
     }
+    eprintln!("  slowest commit of new URLs: {:.3} s", slowest.as_secs_f64());
     StoreFigures {
         new_per_s: per_s(urls, new_time),
         new_per_cpu_s: urls as f64 / new_cpu,
