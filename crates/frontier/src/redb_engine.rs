@@ -23,12 +23,14 @@
 //! per new URL, which held the engine to 17,000–27,000 new URLs/s (BENCHMARKS.md, "Frontier
 //! store"). A new URL's page record, keyed by its sequential id, is an append instead. So a
 //! commit writes only the page record; the seen-set entries of the pages at and above
-//! `merged_below` are kept in memory ([`BTreeMap`], ~30 bytes an entry), and merged into `urls`
+//! `merged_below` are kept in memory (a [`BTreeMap`]: ~30 bytes an entry, estimated from its node
+//! layout, not measured), and merged into `urls`
 //! in key order, all at once, in the commit that finds them at least
 //! [`RedbOptions::merge_at_least`] and at least `1/`[`RedbOptions::merge_divisor`] of
 //! `merged_below`, which it moves to the next page id. A merge rewrites about every leaf of
-//! `urls` once for that many URLs (~24 bytes a URL × the divisor, ~400 bytes written per
-//! URL at the default 16, whatever the store's size), and makes that one commit slower
+//! `urls` once for that many URLs (~20 bytes a URL in `urls` × the divisor: ~320 bytes written
+//! per URL at the default 16, whatever the store's size; at 10^6 URLs, 247 bytes were written
+//! per new URL in all, page records included), and makes that one commit slower
 //! (the whole `urls` table written). Nothing is lost by a crash: the page records are durable
 //! with their commit, and [`RedbStore::open`] rebuilds the in-memory entries from the pages at
 //! and above `merged_below` (as many as the last merge left, at most 1/16 of the store).
@@ -74,7 +76,8 @@ pub struct RedbOptions {
 
 impl Default for RedbOptions {
     /// 131,072 entries (~4 MB of memory) at least, and 1/16 of the store: at 10^8 URLs,
-    /// ~6·10^6 entries (~190 MB) between merges, each writing the ~2.4 GB of `urls`.
+    /// ~6·10^6 entries (~190 MB, estimated) between merges, each rewriting the ~2 GB of `urls`
+    /// in one commit (not measured at that size; BENCHMARKS.md has the sizes measured).
     fn default() -> Self {
         Self { merge_at_least: 1 << 17, merge_divisor: 16 }
     }
