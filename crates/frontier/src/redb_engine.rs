@@ -2,11 +2,12 @@
 //! ACID transactions; a commit is durable when it returns, and a file cut by `kill -9` or a
 //! power loss reopens at the last commit).
 //!
-//! Tables: `urls` (the seen set: (xxh3-64 fingerprint of the URL, page id) → host id, for the
-//! pages below `meta`'s `merged_below`; see below), `pages` (page id → [`codec`](crate::codec)
+//! Tables: `urls` (the seen set: (xxh3-64 fingerprint of the URL, page id) → host id, for each
+//! of 16 fingerprint ranges the pages below its `merged_below` in `meta`; see below), `pages` (page id → [`codec`](crate::codec)
 //! bytes: the URL and its record), `host_keys` (key → host id), `hosts` (host id → record),
 //! `in_flight` (page ids in flight, so [`recover`](FrontierStore::recover) costs what is in
-//! flight, not the whole store), `meta` (format, id counters, per-state counts, `merged_below`).
+//! flight, not the whole store), `meta` (format, id counters, per-state counts, each range's
+//! `merged_below`, the range merged next).
 //!
 //! # Why the seen set is keyed by fingerprint
 //! Format 1 keyed `urls` by the URL itself, so every URL was stored twice (there and in its page
@@ -20,22 +21,23 @@
 //! # Why new URLs reach `urls` late, many at a time (format 3)
 //! Fingerprints are random, so every new URL inserted into `urls` lands in another B-tree leaf:
 //! a commit of 1,000 new URLs rewrote ~1,000 leaves of 4 KiB (copy-on-write), ~3.4 KB written
-//! per new URL, which held the engine to 17,000–27,000 new URLs/s (BENCHMARKS.md, "Frontier
+//! per new URL, which held the engine to 13,000–27,000 new URLs/s (BENCHMARKS.md, "Frontier
 //! store"). A new URL's page record, keyed by its sequential id, is an append instead. So a
-//! commit writes only the page record; the seen-set entries of the pages at and above
-//! `merged_below` are kept in memory (a [`BTreeMap`]: ~30 bytes an entry, estimated from its node
-//! layout, not measured), and merged into `urls`
-//! in key order, all at once, in the commit that finds them at least
-//! [`RedbOptions::merge_at_least`] and at least `1/`[`RedbOptions::merge_divisor`] of
-//! `merged_below`, which it moves to the next page id. A merge rewrites about every leaf of
-//! `urls` once for that many URLs (~20 bytes a URL in `urls` × the divisor: ~320 bytes written
-//! per URL at the default 16, whatever the store's size; at 10^6 URLs, 247 bytes were written
-//! per new URL in all, page records included), and makes that one commit slower
-//! (the whole `urls` table written). Nothing is lost by a crash: the page records are durable
-//! with their commit, and [`RedbStore::open`] rebuilds the in-memory entries from the pages at
-//! and above `merged_below` (as many as the last merge left, at most 1/16 of the store).
-//! A format-2 store (every page in `urls`) is upgraded on open by setting `merged_below` to its
-//! next page id.
+//! commit writes only the page record, and the seen-set entries not yet in `urls` are kept in
+//! memory (a [`BTreeMap`]: ~30 bytes an entry, estimated from its node layout, not measured).
+//! The fingerprints are cut into [`MERGE_RANGES`] ranges (their top 4 bits), each with its
+//! `merged_below` in `meta`: the entries of the pages below it are in `urls`, the others in
+//! memory. When a commit finds at least [`RedbOptions::merge_at_least`] entries held, and at
+//! least `1/`[`RedbOptions::merge_divisor`] of the pages, it merges one range's entries into
+//! `urls` in key order, the range merged longest ago (round robin), and moves that range's
+//! `merged_below` to the next page id. One merge thus rewrites about 1/16 of `urls` (each leaf
+//! once) for ~1/8 of the entries held, so that the bytes written per URL do not grow with the
+//! store (~20 bytes a URL in `urls` × the divisor / 2: ~160 bytes at the default 16), and no
+//! commit waits for more than 1/16 of the table. Nothing is lost by a crash: page records are
+//! durable with their commit, and [`RedbStore::open`] rebuilds the entries held from the pages
+//! at and above the lowest `merged_below` (about twice the entries held).
+//! A format-2 store (every page in `urls`) is upgraded on open by setting every range's
+//! `merged_below` to its next page id.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -57,8 +59,40 @@ const HOST_KEYS: TableDefinition<'_, &str, u32> = TableDefinition::new("host_key
 const HOSTS: TableDefinition<'_, u32, &[u8]> = TableDefinition::new("hosts");
 const IN_FLIGHT: TableDefinition<'_, u32, ()> = TableDefinition::new("in_flight");
 const META: TableDefinition<'_, &str, u64> = TableDefinition::new("meta");
-/// The `meta` key below which every page has its entry in `urls` (see the module docs).
-const MERGED_BELOW: &str = "merged_below";
+/// How many fingerprint ranges are merged into `urls` one at a time (see the module docs).
+pub const MERGE_RANGES: usize = 16;
+/// Each range's `meta` key: the pages below it have their entry in `urls`.
+const MERGED_BELOW: [&str; MERGE_RANGES] = [
+    "merged_below_0",
+    "merged_below_1",
+    "merged_below_2",
+    "merged_below_3",
+    "merged_below_4",
+    "merged_below_5",
+    "merged_below_6",
+    "merged_below_7",
+    "merged_below_8",
+    "merged_below_9",
+    "merged_below_10",
+    "merged_below_11",
+    "merged_below_12",
+    "merged_below_13",
+    "merged_below_14",
+    "merged_below_15",
+];
+/// The `meta` key of the range the next merge takes.
+const NEXT_MERGE: &str = "next_merge_range";
+
+/// The range of a fingerprint: its top 4 bits.
+fn merge_range(fingerprint: u64) -> usize {
+    (fingerprint >> 60) as usize
+}
+
+/// The fingerprints of range `range`, as `urls` keys.
+fn range_keys(range: usize) -> std::ops::RangeInclusive<(u64, u32)> {
+    let first = (range as u64) << 60;
+    (first, 0)..=(first | (u64::MAX >> 4), u32::MAX)
+}
 /// The last format whose `urls` held every page: upgraded on open (see the module docs).
 const FORMAT_ALL_IN_URLS: u64 = 2;
 
@@ -66,18 +100,19 @@ const FORMAT_ALL_IN_URLS: u64 = 2;
 /// (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RedbOptions {
-    /// The fewest entries a merge takes (0: every commit that holds any merges them).
+    /// The fewest entries held before a merge (0: every commit that holds any merges one
+    /// range).
     pub merge_at_least: u64,
-    /// A merge also waits for `merged_below / merge_divisor` entries, so that its cost per URL
-    /// (rewriting `urls`) does not grow with the store; the memory held is at most about that
+    /// A merge also waits for `pages / merge_divisor` entries held, so that its cost per URL
+    /// (rewriting 1/16 of `urls`) does not grow with the store; the memory held is about that
     /// many entries. At least 1.
     pub merge_divisor: u64,
 }
 
 impl Default for RedbOptions {
     /// 131,072 entries (~4 MB of memory) at least, and 1/16 of the store: at 10^8 URLs,
-    /// ~6·10^6 entries (~190 MB, estimated) between merges, each rewriting the ~2 GB of `urls`
-    /// in one commit (not measured at that size; BENCHMARKS.md has the sizes measured).
+    /// ~6·10^6 entries held (~190 MB, estimated), each merge rewriting 1/16 of the ~2 GB of
+    /// `urls` (not measured at that size; BENCHMARKS.md has the sizes measured).
     fn default() -> Self {
         Self { merge_at_least: 1 << 17, merge_divisor: 16 }
     }
@@ -92,7 +127,7 @@ pub struct RedbStore {
     db: Database,
     path: PathBuf,
     options: RedbOptions,
-    /// The seen-set entries of the pages at and above `merged_below`.
+    /// The seen-set entries of the pages at and above their range's `merged_below`.
     unmerged: Unmerged,
 }
 
@@ -153,7 +188,9 @@ impl RedbStore {
                     // Every page is in `urls`: the same tables, with nothing left to merge.
                     let next_page =
                         meta.get("next_page").map_err(engine("read meta"))?.map(|value| value.value());
-                    meta.insert(MERGED_BELOW, next_page.unwrap_or(0)).map_err(engine("write meta"))?;
+                    for key in MERGED_BELOW {
+                        meta.insert(key, next_page.unwrap_or(0)).map_err(engine("write meta"))?;
+                    }
                     meta.insert("format", FORMAT).map_err(engine("write format"))?;
                 }
                 Some(found) if found != FORMAT => {
@@ -169,14 +206,22 @@ impl RedbStore {
         {
             // Creates the other tables of a new store.
             let tables = RedbTables::open(&transaction, &mut unmerged)?;
-            let merged_below = tables.merged_below()?;
-            // The pages above `merged_below` have their seen-set entries in memory only.
-            if let Ok(first) = u32::try_from(merged_below) {
+            let mut merged_below = [0; MERGE_RANGES];
+            for (range, below) in merged_below.iter_mut().enumerate() {
+                *below = tables.merged_below(range)?;
+            }
+            // The pages at and above their range's `merged_below` have their seen-set entries
+            // in memory only.
+            let lowest = merged_below.iter().copied().min().unwrap_or(0);
+            if let Ok(first) = u32::try_from(lowest) {
                 for entry in tables.pages.range(first..).map_err(engine("read pages"))? {
                     let (id, bytes) = entry.map_err(engine("read pages"))?;
                     let page = id.value();
                     let row = decode_page(page, bytes.value())?;
-                    tables.unmerged.insert((url_fingerprint(&row.url), page), row.record.host.0);
+                    let fingerprint = url_fingerprint(&row.url);
+                    if u64::from(page) >= merged_below[merge_range(fingerprint)] {
+                        tables.unmerged.insert((fingerprint, page), row.record.host.0);
+                    }
                 }
             }
         }
@@ -231,6 +276,24 @@ impl RedbStore {
         self.unmerged.len()
     }
 
+    /// Merges every entry held into `urls` in one commit (every range), so that the next
+    /// [`open`](Self::open) rebuilds none: e.g. before a planned stop.
+    ///
+    /// # Errors
+    /// [`StoreError::Engine`].
+    pub fn merge_all(&mut self) -> Result<()> {
+        let transaction = self.db.begin_write().map_err(engine("begin write"))?;
+        {
+            let mut tables = RedbTables::open(&transaction, &mut self.unmerged)?;
+            for range in 0..MERGE_RANGES {
+                tables.merge(range)?;
+            }
+        }
+        transaction.commit().map_err(engine("commit"))?;
+        self.unmerged.clear();
+        Ok(())
+    }
+
     /// Runs `work` in one write transaction, merges the in-memory seen-set entries into `urls`
     /// if they are due, and commits; on any error, the transaction is dropped (aborted) and
     /// the in-memory entries are put back as they were.
@@ -246,8 +309,13 @@ impl RedbStore {
         });
         match done {
             Ok((value, merged)) => {
-                if merged {
-                    self.unmerged.clear();
+                if let Some(range) = merged {
+                    // What the commit put into `urls`: the range's keys, cut out of the map.
+                    let keys = range_keys(range);
+                    let mut taken = self.unmerged.split_off(keys.start());
+                    let mut above = taken.split_off(keys.end());
+                    above.remove(keys.end());
+                    self.unmerged.append(&mut above);
                 }
                 Ok(value)
             }
@@ -290,26 +358,39 @@ impl<'t> RedbTables<'t> {
         })
     }
 
-    fn merged_below(&self) -> Result<u64> {
-        Ok(self.meta.get(MERGED_BELOW).map_err(engine("read meta"))?.map_or(0, |value| value.value()))
+    fn merged_below(&self, range: usize) -> Result<u64> {
+        self.meta_value(MERGED_BELOW[range])
     }
 
-    /// Merges every in-memory entry into `urls`, in key order, if there are enough (see
-    /// [`RedbOptions`]), and moves `merged_below` to the next page id; returns whether it did
-    /// (the caller empties the map once the transaction has committed).
-    fn merge_if_due(&mut self, options: RedbOptions) -> Result<bool> {
-        let merged_below = self.merged_below()?;
-        let due = options.merge_at_least.max(merged_below / options.merge_divisor).max(1);
+    fn meta_value(&self, key: &str) -> Result<u64> {
+        Ok(self.meta.get(key).map_err(engine("read meta"))?.map_or(0, |value| value.value()))
+    }
+
+    /// If enough entries are held (see [`RedbOptions`]), merges the next range's into `urls`
+    /// and returns it (the caller drops its entries from the map once the transaction has
+    /// committed).
+    fn merge_if_due(&mut self, options: RedbOptions) -> Result<Option<usize>> {
+        let pages = self.meta_value("next_page")?;
+        let due = options.merge_at_least.max(pages / options.merge_divisor).max(1);
         if (self.unmerged.len() as u64) < due {
-            return Ok(false);
+            return Ok(None);
         }
-        for (&key, &host) in self.unmerged.iter() {
+        let range = usize::try_from(self.meta_value(NEXT_MERGE)?).unwrap_or(0) % MERGE_RANGES;
+        self.merge(range)?;
+        let next = ((range + 1) % MERGE_RANGES) as u64;
+        self.meta.insert(NEXT_MERGE, next).map_err(engine("write meta"))?;
+        Ok(Some(range))
+    }
+
+    /// Inserts the entries of `range` held in memory into `urls`, in key order, and moves the
+    /// range's `merged_below` to the next page id (the map is left as it is).
+    fn merge(&mut self, range: usize) -> Result<()> {
+        for (&key, &host) in self.unmerged.range(range_keys(range)) {
             self.urls.insert(key, host).map_err(engine("write urls"))?;
         }
-        let next_page =
-            self.meta.get("next_page").map_err(engine("read meta"))?.map_or(0, |value| value.value());
-        self.meta.insert(MERGED_BELOW, next_page).map_err(engine("write meta"))?;
-        Ok(true)
+        let next_page = self.meta_value("next_page")?;
+        self.meta.insert(MERGED_BELOW[range], next_page).map_err(engine("write meta"))?;
+        Ok(())
     }
 }
 
@@ -364,7 +445,7 @@ impl Tables for RedbTables<'_> {
         find_url(self.unmerged, &self.urls, &self.pages, url)
     }
 
-    /// Into memory only: a new page's id is at or above `merged_below` (ids only grow).
+    /// Into memory only: a new page's id is at or above every `merged_below` (ids only grow).
     fn put_url(&mut self, url: &str, page: u32, host: u32) -> Result<()> {
         let key = (url_fingerprint(url), page);
         let previous = self.unmerged.insert(key, host);
@@ -566,14 +647,18 @@ mod tests {
         let path = dir.path().join("frontier.redb");
         let urls = ["https://h.test/a", "https://h.test/b", "https://h.test/c"];
         {
-            let mut store = RedbStore::open_with(&path, merging_at(0)).unwrap();
+            let mut store = RedbStore::open(&path).unwrap();
             store.commit(&urls.map(discover)).unwrap();
+            store.merge_all().unwrap();
             assert_eq!(store.unmerged_urls(), 0);
-            // What format 2 wrote: the same tables, no `merged_below`.
+            // What format 2 wrote: the same tables, no `merged_below` nor next range.
             let transaction = store.db.begin_write().unwrap();
             let mut meta = transaction.open_table(META).unwrap();
             meta.insert("format", 2).unwrap();
-            meta.remove(MERGED_BELOW).unwrap();
+            for key in MERGED_BELOW {
+                meta.remove(key).unwrap();
+            }
+            meta.remove(NEXT_MERGE).unwrap();
             drop(meta);
             transaction.commit().unwrap();
         }
@@ -590,34 +675,49 @@ mod tests {
         let transaction = store.db.begin_read().unwrap();
         let meta = transaction.open_table(META).unwrap();
         assert_eq!(meta.get("format").unwrap().map(|value| value.value()), Some(FORMAT));
-        assert_eq!(meta.get(MERGED_BELOW).unwrap().map(|value| value.value()), Some(3));
+        for key in MERGED_BELOW {
+            assert_eq!(meta.get(key).unwrap().map(|value| value.value()), Some(3), "{key}");
+        }
         assert_eq!(store.unmerged_urls(), 1, "page 3 is rebuilt from its record");
     }
 
-    /// New URLs stay in memory until enough are held, then go to `urls` in one commit; a reopen
-    /// rebuilds exactly the ones not merged.
+    /// New URLs stay in memory until enough are held, then one fingerprint range at a time
+    /// goes to `urls`; a reopen rebuilds exactly the ones not merged; `merge_all` takes all.
     #[test]
-    fn new_urls_are_merged_when_enough_are_held() {
+    fn new_urls_are_merged_one_range_at_a_time_when_enough_are_held() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("frontier.redb");
         let mut store = RedbStore::open_with(&path, merging_at(5)).unwrap();
         let urls: Vec<String> = (0..12).map(|i| format!("https://h.test/{i}")).collect();
+        let in_range = |urls: &[String], range| {
+            urls.iter().filter(|url| merge_range(url_fingerprint(url)) == range).count()
+        };
+        let urls_table_len = |store: &RedbStore| {
+            let transaction = store.db.begin_read().unwrap();
+            transaction.open_table(URLS).unwrap().len().unwrap()
+        };
         store.commit(&urls[..4].iter().map(|url| discover(url)).collect::<Vec<_>>()).unwrap();
-        assert_eq!(store.unmerged_urls(), 4);
+        assert_eq!((store.unmerged_urls(), urls_table_len(&store)), (4, 0));
         store.commit(&urls[4..6].iter().map(|url| discover(url)).collect::<Vec<_>>()).unwrap();
-        assert_eq!(store.unmerged_urls(), 0, "6 held >= 5: merged");
-        store.commit(&urls[6..9].iter().map(|url| discover(url)).collect::<Vec<_>>()).unwrap();
-        assert_eq!(store.unmerged_urls(), 3);
-        let transaction = store.db.begin_read().unwrap();
-        assert_eq!(transaction.open_table(URLS).unwrap().len().unwrap(), 6);
-        drop(transaction);
+        // 6 held >= 5: range 0 merged, the others still held.
+        let merged = in_range(&urls[..6], 0);
+        assert_eq!(store.unmerged_urls(), 6 - merged);
+        assert_eq!(urls_table_len(&store), merged as u64);
         drop(store);
-        let store = RedbStore::open_with(&path, merging_at(5)).unwrap();
-        assert_eq!(store.unmerged_urls(), 3);
-        for (page, url) in urls.iter().enumerate().take(9) {
+        let mut store = RedbStore::open_with(&path, merging_at(5)).unwrap();
+        assert_eq!(store.unmerged_urls(), 6 - merged, "the same entries rebuilt");
+        for (page, url) in urls.iter().enumerate().take(6) {
             assert_eq!(store.lookup(url).unwrap(), Some(PageId(page as u32)), "{url}");
         }
-        assert_eq!(store.lookup(&urls[9]).unwrap(), None);
+        assert_eq!(store.lookup(&urls[6]).unwrap(), None);
+        store.merge_all().unwrap();
+        assert_eq!((store.unmerged_urls(), urls_table_len(&store)), (0, 6));
+        drop(store);
+        let store = RedbStore::open_with(&path, merging_at(5)).unwrap();
+        assert_eq!(store.unmerged_urls(), 0);
+        for (page, url) in urls.iter().enumerate().take(6) {
+            assert_eq!(store.lookup(url).unwrap(), Some(PageId(page as u32)), "{url}");
+        }
     }
 
     /// A batch that fails leaves the in-memory entries as they were: its new URL is not seen,
