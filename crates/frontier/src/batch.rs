@@ -230,6 +230,8 @@ impl Check {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::first_whitespace_or_control;
 
     proptest::proptest! {
