@@ -3,8 +3,9 @@
 //! power loss reopens at the last commit).
 //!
 //! Tables: `urls` (the seen set: (xxh3-64 fingerprint of the URL, page id) → host id, for each
-//! of 16 fingerprint ranges the pages below its `merged_below` in `meta`; see below), `pages` (page id → [`codec`](crate::codec)
-//! bytes: the URL and its record), `host_keys` (key → host id), `hosts` (host id → record),
+//! of 16 fingerprint ranges the pages below its `merged_below` in `meta`; see below), `pages`
+//! (page id → [`codec`](crate::codec) bytes: the URL and its record), `host_keys` (key → host
+//! id), `hosts` (host id → record),
 //! `in_flight` (page ids in flight, so [`recover`](FrontierStore::recover) costs what is in
 //! flight, not the whole store), `meta` (format, id counters, per-state counts, each range's
 //! `merged_below`, the range merged next).
@@ -93,6 +94,7 @@ fn range_keys(range: usize) -> std::ops::RangeInclusive<(u64, u32)> {
     let first = (range as u64) << 60;
     (first, 0)..=(first | (u64::MAX >> 4), u32::MAX)
 }
+
 /// The last format whose `urls` held every page: upgraded on open (see the module docs).
 const FORMAT_ALL_IN_URLS: u64 = 2;
 
@@ -110,7 +112,7 @@ pub struct RedbOptions {
 }
 
 impl Default for RedbOptions {
-    /// 131,072 entries (~4 MB of memory) at least, and 1/16 of the store: at 10^8 URLs,
+    /// 131,072 entries (~4 MB of memory, estimated) at least, and 1/16 of the store: at 10^8 URLs,
     /// ~6·10^6 entries held (~190 MB, estimated), each merge rewriting 1/16 of the ~2 GB of
     /// `urls` (not measured at that size; BENCHMARKS.md has the sizes measured).
     fn default() -> Self {
