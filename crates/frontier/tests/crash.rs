@@ -186,5 +186,9 @@ fn main() {
         println!("round {round}: killed after ack {acked:?}; {batches} whole batches stored, checked");
     }
     assert!(last_ack.is_some_and(|k| k > 0), "the children never got far enough to test anything");
+    // The children merged: some of the URLs are in `urls`, not all rebuilt into memory.
+    let store = RedbStore::open(&path).unwrap();
+    let pages = store.counts().unwrap().pages();
+    assert!((store.unmerged_urls() as u64) < pages, "no merge: {} of {pages} held", store.unmerged_urls());
     println!("crash test: ok ({ROUNDS} kills)");
 }
