@@ -15,7 +15,8 @@
 //!    URLs and one of `REPEATS` times as many repeats. Reports discoveries/s of each kind, the redb file's bytes
 //!    per URL (discoveries only) and the time of `SeenFilter::open` (the resume rebuild).
 //!
-//! `cargo bench -p freshet-frontier --bench seen` (`-- index` or `-- store` for one part).
+//! `cargo bench -p freshet-frontier --bench seen` (`-- index` or `-- store` for one part;
+//! `SEEN_BENCH_STORES=filtered` or `bare` for one store of the store part).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fmt::Write as _;
@@ -76,6 +77,13 @@ fn cpu_seconds() -> f64 {
     let fields: Vec<&str> = after_name.split_whitespace().collect();
     let ticks: f64 = [11, 12].iter().filter_map(|&at| fields.get(at)?.parse::<f64>().ok()).sum();
     ticks / 100.0
+}
+
+/// Bytes this process caused to be written to storage (`write_bytes` of /proc/self/io).
+fn written_bytes() -> u64 {
+    let io = std::fs::read_to_string("/proc/self/io").unwrap_or_default();
+    let line = io.lines().find(|line| line.starts_with("write_bytes:")).unwrap_or("");
+    line.split_whitespace().nth(1).and_then(|bytes| bytes.parse().ok()).unwrap_or(0)
 }
 
 fn per_s(count: u64, time: Duration) -> f64 {
@@ -212,6 +220,10 @@ fn discovery(i: u64, hosts: u64, buffer: &mut String) -> Op {
 
 struct StoreFigures {
     new_per_s: f64,
+    /// New URLs per second of process CPU time (user + system) spent in the new URLs' commits.
+    new_per_cpu_s: f64,
+    /// Bytes written to storage by the new URLs' commits, per new URL.
+    new_written_per_url: f64,
     repeat_per_s: f64,
     all_per_s: f64,
     file_bytes: u64,
@@ -221,14 +233,21 @@ fn store_run(store: &mut impl FrontierStore, urls: u64, batch_new: u64) -> Store
     let hosts = (urls / URLS_PER_HOST).max(1);
     let mut buffer = String::new();
     let (mut new_time, mut repeat_time) = (Duration::ZERO, Duration::ZERO);
+    let (mut new_cpu, mut new_written) = (0.0, 0u64);
+    let mut slowest = Duration::ZERO;
     let mut draw = 0u64;
     let mut next = 0u64;
     while next < urls {
         let fresh = batch_new.min(urls - next);
         let batch = new_batch(next, fresh, hosts, &mut buffer);
+        let (cpu_before, written_before) = (cpu_seconds(), written_bytes());
         let started = Instant::now();
         let report = store.commit(&batch).unwrap();
-        new_time += started.elapsed();
+        let took = started.elapsed();
+        new_time += took;
+        slowest = slowest.max(took);
+        new_cpu += cpu_seconds() - cpu_before;
+        new_written += written_bytes().saturating_sub(written_before);
         assert!(report.admissions.iter().all(|admission| admission.is_new));
         next += fresh;
         let repeats: Vec<Op> = (0..fresh * REPEATS)
@@ -242,8 +261,11 @@ fn store_run(store: &mut impl FrontierStore, urls: u64, batch_new: u64) -> Store
         repeat_time += started.elapsed();
         assert!(report.admissions.iter().all(|admission| !admission.is_new));
     }
+    eprintln!("  slowest commit of new URLs: {:.3} s", slowest.as_secs_f64());
     StoreFigures {
         new_per_s: per_s(urls, new_time),
+        new_per_cpu_s: urls as f64 / new_cpu,
+        new_written_per_url: new_written as f64 / urls as f64,
         repeat_per_s: per_s(urls * REPEATS, repeat_time),
         all_per_s: per_s(urls * (REPEATS + 1), new_time + repeat_time),
         file_bytes: 0,
@@ -258,14 +280,19 @@ fn store_part(urls: u64, batch_new: u64) {
     );
     let dir = tempfile::tempdir_in(std::env::var("SEEN_BENCH_DIR").unwrap_or_else(|_| ".".into())).unwrap();
     println!(
-        "| store | new discoveries/s | repeat discoveries/s | all discoveries/s | redb file bytes/URL | after compact |"
+        "| store | new discoveries/s | new per CPU-s | written bytes/new URL | repeat discoveries/s | all discoveries/s | redb file bytes/URL | after compact |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     let mut rebuild = None;
     // `SEEN_BENCH_FILTERED_FIRST=1` swaps the order, to see what the order costs (the disk).
+    // `SEEN_BENCH_STORES=filtered` (or `bare`) runs one store only, for the large sizes.
     let order =
         if std::env::var("SEEN_BENCH_FILTERED_FIRST").is_ok() { [true, false] } else { [false, true] };
+    let only = std::env::var("SEEN_BENCH_STORES").ok();
     for filtered in order {
+        if only.as_deref().is_some_and(|only| only != if filtered { "filtered" } else { "bare" }) {
+            continue;
+        }
         let path = dir.path().join(if filtered { "filtered.redb" } else { "bare.redb" });
         let redb = RedbStore::open(&path).unwrap();
         let mut figures = if filtered {
@@ -297,9 +324,11 @@ fn store_part(urls: u64, batch_new: u64) {
         }
         std::fs::remove_file(&path).unwrap();
         println!(
-            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
+            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
             if filtered { "SeenFilter<RedbStore>" } else { "RedbStore" },
             figures.new_per_s,
+            figures.new_per_cpu_s,
+            figures.new_written_per_url,
             figures.repeat_per_s,
             figures.all_per_s,
             figures.file_bytes as f64 / urls as f64,

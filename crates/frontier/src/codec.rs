@@ -10,8 +10,10 @@ use crate::error::{Result, StoreError};
 use crate::record::{HostPoliteness, HostRecord, PageRecord, PageState};
 
 /// The layout version of the store (the values below and the redb engine's tables); bump it
-/// with any change. 2: the seen set is keyed by URL fingerprint (see `redb_engine`), a page keeps its redirect trail.
-pub(crate) const FORMAT: u64 = 2;
+/// with any change. 2: the seen set is keyed by URL fingerprint (see `redb_engine`), a page keeps
+/// its redirect trail. 3: the seen set holds the pages below `meta`'s `merged_below` only, the
+/// others' entries are rebuilt from their page records on open (format 2 is upgraded on open).
+pub(crate) const FORMAT: u64 = 3;
 
 #[derive(Serialize)]
 struct PageOut<'a> {

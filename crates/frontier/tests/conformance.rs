@@ -1,10 +1,12 @@
 //! Runs the conformance suite (`freshet_frontier::conformance`) against every engine: the
 //! in-memory engine and redb, each also behind the seen-URL index (`SeenFilter`), which must not
-//! change what any verb answers.
+//! change what any verb answers; redb also with its seen-set entries merged into its `urls`
+//! table at every commit and every few URLs (by default, a merge waits for 131,072 new URLs,
+//! which no check reaches).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use freshet_frontier::conformance::Harness;
-use freshet_frontier::{MemoryStore, RedbStore, SeenFilter};
+use freshet_frontier::{MemoryStore, RedbOptions, RedbStore, SeenFilter};
 
 /// The memory engine: its data lives as long as the value, so reopening hands it back.
 struct Memory;
@@ -25,11 +27,21 @@ impl Harness for Memory {
 /// file again.
 struct Redb {
     dir: tempfile::TempDir,
+    options: RedbOptions,
 }
 
 impl Redb {
     fn new() -> Self {
-        Self { dir: tempfile::tempdir().unwrap() }
+        Self::with(RedbOptions::default())
+    }
+
+    /// Merging the seen-set entries of new URLs into `urls` once `at_least` are held.
+    fn merging_at(at_least: u64) -> Self {
+        Self::with(RedbOptions { merge_at_least: at_least, merge_divisor: 16 })
+    }
+
+    fn with(options: RedbOptions) -> Self {
+        Self { dir: tempfile::tempdir().unwrap(), options }
     }
 }
 
@@ -37,13 +49,13 @@ impl Harness for Redb {
     type Store = RedbStore;
 
     fn create(&mut self) -> RedbStore {
-        RedbStore::open(self.dir.path().join("frontier.redb")).unwrap()
+        RedbStore::open_with(self.dir.path().join("frontier.redb"), self.options).unwrap()
     }
 
     fn reopen(&mut self, store: RedbStore) -> RedbStore {
         let path = store.path().to_path_buf();
         drop(store);
-        RedbStore::open(path).unwrap()
+        RedbStore::open_with(path, self.options).unwrap()
     }
 }
 
@@ -53,6 +65,14 @@ mod memory {
 
 mod redb {
     freshet_frontier::conformance_tests!(super::Redb::new());
+}
+
+mod redb_merging_every_commit {
+    freshet_frontier::conformance_tests!(super::Redb::merging_at(0));
+}
+
+mod redb_merging_every_3_urls {
+    freshet_frontier::conformance_tests!(super::Redb::merging_at(3));
 }
 
 /// An engine behind the seen-URL index; reopening reopens the engine and rebuilds the index
@@ -77,4 +97,8 @@ mod filtered_memory {
 
 mod filtered_redb {
     freshet_frontier::conformance_tests!(super::Filtered(super::Redb::new()));
+}
+
+mod filtered_redb_merging_every_commit {
+    freshet_frontier::conformance_tests!(super::Filtered(super::Redb::merging_at(0)));
 }

@@ -2,7 +2,10 @@
 //! `FRESHET_FRONTIER_CRASH_CHILD` set) commits batches and acknowledges each on stdout; the parent
 //! kills it with SIGKILL at random moments, several times on the same file, and after each kill
 //! reopens the store and checks the contract of `FrontierStore`: every acknowledged batch is
-//! there, no batch is there in part, ids are unique and stable, in-flight pages come back.
+//! there, no batch is there in part, ids are unique and stable, in-flight pages come back. The
+//! child merges its seen-set entries into redb's `urls` table every few batches (kills land
+//! before, during and after merges); the check opens the file with the default options and
+//! finds every URL, merged or rebuilt from its page record.
 //!
 //! Its own binary without the libtest harness (`harness = false`), so that the child runs only
 //! the writer loop and the parent's check is the whole program.
@@ -14,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use freshet_frontier::{Completion, Discovery, FrontierStore, Op, PageState, RedbStore};
+use freshet_frontier::{Completion, Discovery, FrontierStore, Op, PageState, RedbOptions, RedbStore};
 use freshet_schedule::online::PageId;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -66,9 +69,11 @@ fn batch(k: u32) -> Vec<Op> {
     ops
 }
 
-/// The child: resumes the store, then commits batch after batch, acknowledging each.
+/// The child: resumes the store, then commits batch after batch, acknowledging each; its
+/// seen-set entries are merged into `urls` once 100 are held (every third batch at first).
 fn child(path: &Path) {
-    let mut store = RedbStore::open(path).unwrap();
+    let mut store =
+        RedbStore::open_with(path, RedbOptions { merge_at_least: 100, merge_divisor: 16 }).unwrap();
     store.recover().unwrap();
     let pages = store.counts().unwrap().pages();
     let first = u32::try_from(pages / u64::from(BATCH_URLS)).unwrap();
@@ -181,5 +186,9 @@ fn main() {
         println!("round {round}: killed after ack {acked:?}; {batches} whole batches stored, checked");
     }
     assert!(last_ack.is_some_and(|k| k > 0), "the children never got far enough to test anything");
+    // The children merged: some of the URLs are in `urls`, not all rebuilt into memory.
+    let store = RedbStore::open(&path).unwrap();
+    let pages = store.counts().unwrap().pages();
+    assert!((store.unmerged_urls() as u64) < pages, "no merge: {} of {pages} held", store.unmerged_urls());
     println!("crash test: ok ({ROUNDS} kills)");
 }
