@@ -23,7 +23,7 @@ use std::rc::Rc;
 use lol_html::html_content::Element;
 use lol_html::{HtmlRewriter, Settings, doc_text, element};
 
-use crate::text::{MainText, TextBlock};
+use crate::text::{MainText, TextBlock, normalise_into};
 
 /// Elements removed with everything inside them: code and styling (`script`, `style`,
 /// `template`, `noscript`), drawings and embeds (`svg`, `canvas`, `iframe`, `object`, `noembed`,
@@ -175,10 +175,13 @@ struct Walker {
     next_id: u64,
     /// Open elements that are noise: text is kept only while this is 0.
     dropped_open: usize,
-    /// Raw HTML text (character references still in) of the text node being read.
+    /// Raw HTML text (character references still in) of the text node being read, when it
+    /// comes in more than one chunk.
     node: String,
-    /// Text (references decoded) of the block being read.
-    block: String,
+    /// The normalised text of the block being read (`crate::text::normalise_into`, node by
+    /// node), and whether it ends inside a word.
+    block: Vec<u8>,
+    in_word: bool,
     blocks: Vec<TextBlock>,
 }
 
@@ -221,6 +224,11 @@ impl Walker {
     /// reference cut by a tag, `&am<b>p;`, is not one).
     fn text(&mut self, chunk: &str, last: bool) {
         if self.dropped_open == 0 {
+            if last && self.node.is_empty() {
+                // The whole node in one chunk (the common case): read in place, not copied.
+                self.add_node_text(chunk);
+                return;
+            }
             self.node.push_str(chunk);
         }
         if last {
@@ -229,21 +237,33 @@ impl Walker {
     }
 
     fn end_text_node(&mut self) {
-        if self.node.contains('&') {
-            self.block.push_str(&htmlize::unescape(self.node.as_str()));
-        } else {
-            self.block.push_str(&self.node);
-        }
+        let node = std::mem::take(&mut self.node);
+        self.add_node_text(&node);
+        // The buffer is kept for the next node.
+        self.node = node;
         self.node.clear();
+    }
+
+    /// Adds a whole text node's raw text to the block, references decoded, normalised.
+    fn add_node_text(&mut self, raw: &str) {
+        if raw.contains('&') {
+            normalise_into(&htmlize::unescape(raw), &mut self.block, &mut self.in_word);
+        } else {
+            normalise_into(raw, &mut self.block, &mut self.in_word);
+        }
     }
 
     /// Ends the current block.
     fn flush(&mut self) {
         self.end_text_node();
         if !self.block.is_empty() {
-            self.blocks.extend(TextBlock::from_text(&self.block));
+            // The block's bytes are whole characters' UTF-8 (`normalise_into`): nothing is
+            // replaced; copied at their exact size, the buffer kept for the next block.
+            let text = String::from_utf8_lossy(&self.block).into_owned();
+            self.blocks.extend(TextBlock::from_normalised(text));
             self.block.clear();
         }
+        self.in_word = false;
     }
 }
 

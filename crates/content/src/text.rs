@@ -26,8 +26,13 @@ pub struct TextBlock {
 impl TextBlock {
     /// The block of `text` (character references decoded) normalised; `None` if it holds no
     /// word.
+    #[cfg(test)]
     pub(crate) fn from_text(text: &str) -> Option<Self> {
-        let text = normalise(text);
+        Self::from_normalised(normalise(text))
+    }
+
+    /// The block whose text `text` is already normalised; `None` if it is empty.
+    pub(crate) fn from_normalised(text: String) -> Option<Self> {
         if text.is_empty() {
             return None;
         }
@@ -137,48 +142,63 @@ impl MainText {
 }
 
 /// `text` lower-cased and cut into words at non-alphanumeric characters, joined by one space.
-///
-/// Runs of ASCII letters and digits (most of most pages) are copied and lower-cased in one go;
-/// other characters go one by one through Unicode's rules.
 #[must_use]
 pub fn normalise(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(text.len());
     let mut in_word = false;
+    normalise_into(text, &mut out, &mut in_word);
+    // `normalise_into` appends whole characters' UTF-8 encodings only, so nothing is replaced
+    // here (and nothing copied: a valid vector becomes the string).
+    String::from_utf8(out).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
+/// Appends the normalised `text` to `out` (UTF-8 bytes), a space before each word unless `out`
+/// is empty; `in_word` says whether `out` ends in a word that `text` may continue. Normalising
+/// `a` then `b` with the same `out` and `in_word` gives what normalising `a + b` gives, since a
+/// word boundary depends on nothing but the characters: the extractor normalises a block text
+/// node by text node, without first copying the nodes together.
+///
+/// ASCII (most of most pages) goes byte by byte, branch-light; other characters are decoded
+/// and go through Unicode's rules (`char::is_alphanumeric`, `char::to_lowercase`).
+pub(crate) fn normalise_into(text: &str, out: &mut Vec<u8>, in_word: &mut bool) {
+    let bytes = text.as_bytes();
     let mut position = 0;
     while position < bytes.len() {
         let byte = bytes[position];
-        if byte.is_ascii_alphanumeric() {
-            let run = bytes[position..].iter().take_while(|byte| byte.is_ascii_alphanumeric()).count();
-            if !in_word && !out.is_empty() {
-                out.push(' ');
+        if byte.is_ascii() {
+            if byte.is_ascii_alphanumeric() {
+                if !*in_word {
+                    if !out.is_empty() {
+                        out.push(b' ');
+                    }
+                    *in_word = true;
+                }
+                out.push(byte.to_ascii_lowercase());
+            } else {
+                *in_word = false;
             }
-            // An ASCII run ends on a character boundary.
-            let start = out.len();
-            out.push_str(&text[position..position + run]);
-            out[start..].make_ascii_lowercase();
-            in_word = true;
-            position += run;
-        } else if byte.is_ascii() {
-            in_word = false;
             position += 1;
         } else {
             // Not ASCII: a multi-byte character starts here (`position` is always on a
             // character boundary), decoded whole.
             let Some(ch) = text[position..].chars().next() else { break };
             if ch.is_alphanumeric() {
-                if !in_word && !out.is_empty() {
-                    out.push(' ');
+                if !*in_word {
+                    if !out.is_empty() {
+                        out.push(b' ');
+                    }
+                    *in_word = true;
                 }
-                out.extend(ch.to_lowercase());
-                in_word = true;
+                let mut encoded = [0u8; 4];
+                for lower in ch.to_lowercase() {
+                    out.extend_from_slice(lower.encode_utf8(&mut encoded).as_bytes());
+                }
             } else {
-                in_word = false;
+                *in_word = false;
             }
             position += ch.len_utf8();
         }
     }
-    out
 }
 
 /// `normalise` as it was first written, char by char: the property test holds the fast one
@@ -225,6 +245,18 @@ mod tests {
         #[test]
         fn normalise_equals_the_char_by_char_rules(text in "[a-zA-Z0-9 ,.&;İßΣσé東京\\-_\t\n\u{300}\u{a0}]{0,80}") {
             proptest::prop_assert_eq!(normalise(&text), normalise_by_chars(&text));
+        }
+
+        #[test]
+        fn normalising_in_pieces_equals_normalising_the_whole(
+            pieces in proptest::collection::vec("[a-zA-Z0-9 ,.&;İßΣσé東京\\-_\t\n\u{300}\u{a0}]{0,12}", 0..6),
+        ) {
+            let mut out = Vec::new();
+            let mut in_word = false;
+            for piece in &pieces {
+                normalise_into(piece, &mut out, &mut in_word);
+            }
+            proptest::prop_assert_eq!(String::from_utf8(out).unwrap(), normalise_by_chars(&pieces.concat()));
         }
 
         #[test]
