@@ -23,7 +23,7 @@ use std::rc::Rc;
 use lol_html::html_content::Element;
 use lol_html::{HtmlRewriter, Settings, doc_text, element};
 
-use crate::text::{MainText, TextBlock, normalise_into};
+use crate::text::{MainText, TextBlock, end_normalised, normalise_into};
 
 /// Elements removed with everything inside them: code and styling (`script`, `style`,
 /// `template`, `noscript`), drawings and embeds (`svg`, `canvas`, `iframe`, `object`, `noembed`,
@@ -256,6 +256,7 @@ impl Walker {
     /// Ends the current block.
     fn flush(&mut self) {
         self.end_text_node();
+        end_normalised(&mut self.block);
         if !self.block.is_empty() {
             // The block's bytes are whole characters' UTF-8 (`normalise_into`): nothing is
             // replaced; copied at their exact size, the buffer kept for the next block.
