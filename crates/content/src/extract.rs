@@ -110,29 +110,66 @@ pub const INLINE_ELEMENTS: &[&str] = &[
 /// Extracts the main text of `html` (already decoded to UTF-8). Never fails: a page the parser
 /// gives up on keeps the text read up to there, and [`MainText::parse_error`] says why.
 pub(crate) fn main_text(html: &str) -> MainText {
-    let walker = Rc::new(RefCell::new(Walker::default()));
-    let on_element = Rc::clone(&walker);
-    let on_text = Rc::clone(&walker);
-    let settings = Settings::new()
-        // Non-strict: ambiguous markup (`<select><xmp>…`) is parsed as best it can be rather
-        // than aborting the page; a fingerprint wants a deterministic answer, not a refusal.
-        .with_strict(false)
-        .append_element_content_handler(element!("*", move |el| {
-            open_element(&on_element, el);
-            Ok(())
-        }))
-        .append_document_content_handler(doc_text!(move |chunk| {
-            on_text.borrow_mut().text(chunk.as_str(), chunk.last_in_text_node());
-            Ok(())
-        }));
+    let pass = MainTextPass::new();
+    // Non-strict: ambiguous markup (`<select><xmp>…`) is parsed as best it can be rather
+    // than aborting the page; a fingerprint wants a deterministic answer, not a refusal.
+    let settings = pass.add_handlers(Settings::new().with_strict(false));
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     let parse_error = match rewriter.write(html.as_bytes()) {
         Ok(()) => rewriter.end().err().map(|error| error.to_string()),
         Err(error) => Some(error.to_string()),
     };
-    let mut walker = walker.take();
-    walker.flush();
-    MainText::new(walker.blocks, parse_error)
+    pass.finish(parse_error)
+}
+
+/// Main-text extraction as handlers that another `lol_html` pass can carry: a caller that
+/// parses a page anyway (the crawler, for its links) adds these to its own [`Settings`] and
+/// reads the page once, not twice. [`MainText::from_html`] is this pass alone.
+///
+/// The result equals [`MainText::from_html`]'s on the same text when the pass reads the page
+/// as UTF-8 to its end: the handlers see the same elements and text whatever else runs and
+/// however the input is cut into writes. A pass that stops at an error (a strict parser's
+/// ambiguity) has read less than the non-strict [`MainText::from_html`] would.
+#[derive(Debug, Default)]
+pub struct MainTextPass {
+    walker: Rc<RefCell<Walker>>,
+}
+
+impl MainTextPass {
+    /// A pass that has read nothing yet.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `settings` with this pass's handlers added: one on every element (`*`) and one on the
+    /// document's text.
+    #[must_use]
+    pub fn add_handlers<'handlers, 'selectors>(
+        &self,
+        settings: Settings<'handlers, 'selectors>,
+    ) -> Settings<'handlers, 'selectors> {
+        let on_element = Rc::clone(&self.walker);
+        let on_text = Rc::clone(&self.walker);
+        settings
+            .append_element_content_handler(element!("*", move |el| {
+                open_element(&on_element, el);
+                Ok(())
+            }))
+            .append_document_content_handler(doc_text!(move |chunk| {
+                on_text.borrow_mut().text(chunk.as_str(), chunk.last_in_text_node());
+                Ok(())
+            }))
+    }
+
+    /// The main text read, once the parser has ended (or stopped: `parse_error` says why, and
+    /// becomes [`MainText::parse_error`]).
+    #[must_use]
+    pub fn finish(self, parse_error: Option<String>) -> MainText {
+        let mut walker = self.walker.take();
+        walker.flush();
+        MainText::new(walker.blocks, parse_error)
+    }
 }
 
 /// The element handler: pushes `el` on the walker's stack and arranges for its end tag to
