@@ -184,8 +184,13 @@ pub(crate) fn normalise_into(text: &str, out: &mut Vec<u8>, in_word: &mut bool) 
     let bytes = text.as_bytes();
     let mut position = 0;
     while position < bytes.len() {
-        let run =
-            bytes[position..].iter().position(|byte| !byte.is_ascii()).unwrap_or(bytes.len() - position);
+        let rest = &bytes[position..];
+        // Most text is ASCII to its end, which `is_ascii` (a word at a time) finds quickest.
+        let run = if rest.is_ascii() {
+            rest.len()
+        } else {
+            rest.iter().position(|byte| !byte.is_ascii()).unwrap_or(rest.len())
+        };
         if run > 0 {
             ascii_into(&bytes[position..position + run], out, in_word);
             position += run;
