@@ -152,8 +152,11 @@ pub fn extract_links(
     body: &[u8],
     options: &LinkOptions,
 ) -> PageLinks {
-    extract_links_with(page_url, content_type, body, options, |settings| settings).0
+    extract(page_url, content_type, body, options, None::<HandlersToAdd>).0
 }
+
+/// The type of a function adding no handlers, for [`extract`] called without any.
+type HandlersToAdd = for<'handlers> fn(Settings<'handlers, 'static>) -> Settings<'handlers, 'static>;
 
 /// [`extract_links`], with more handlers in the same parser pass when the page is UTF-8:
 /// `also_utf8` adds them to the pass's settings (the crawler reads the page's main text this
@@ -172,20 +175,37 @@ pub fn extract_links_with(
     options: &LinkOptions,
     also_utf8: impl for<'handlers> FnOnce(Settings<'handlers, 'static>) -> Settings<'handlers, 'static>,
 ) -> (PageLinks, bool) {
+    extract(page_url, content_type, body, options, Some(also_utf8))
+}
+
+/// [`extract_links_with`], or [`extract_links`] when there are no handlers to add (which then
+/// need not check that the page is valid UTF-8).
+fn extract(
+    page_url: &Url,
+    content_type: Option<&str>,
+    body: &[u8],
+    options: &LinkOptions,
+    also_utf8: Option<
+        impl for<'handlers> FnOnce(Settings<'handlers, 'static>) -> Settings<'handlers, 'static>,
+    >,
+) -> (PageLinks, bool) {
     let (encoding, encoding_source) = detect_charset(content_type, body);
     let collected = RefCell::new(Collected::default());
     let mut shared = false;
     let parse_error = match AsciiCompatibleEncoding::new(encoding) {
         Some(ascii_compatible) => {
-            let utf8_text = encoding == encoding_rs::UTF_8
-                && encoding_source != CharsetSource::ByteOrderMark
-                && (encoding_source == CharsetSource::ValidUtf8 || std::str::from_utf8(body).is_ok());
-            if utf8_text {
-                let parse_error = parse(&collected, ascii_compatible, body, options, also_utf8);
-                shared = parse_error.is_none();
-                parse_error
-            } else {
-                parse(&collected, ascii_compatible, body, options, |settings| settings)
+            let utf8_text = || {
+                encoding == encoding_rs::UTF_8
+                    && encoding_source != CharsetSource::ByteOrderMark
+                    && (encoding_source == CharsetSource::ValidUtf8 || std::str::from_utf8(body).is_ok())
+            };
+            match also_utf8 {
+                Some(also_utf8) if utf8_text() => {
+                    let parse_error = parse(&collected, ascii_compatible, body, options, also_utf8);
+                    shared = parse_error.is_none();
+                    parse_error
+                }
+                _ => parse(&collected, ascii_compatible, body, options, |settings| settings),
             }
         }
         None => {
