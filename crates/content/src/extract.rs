@@ -216,7 +216,8 @@ struct Walker {
     /// comes in more than one chunk.
     node: String,
     /// The normalised text of the block being read (`crate::text::normalise_into`, node by
-    /// node), and whether it ends inside a word.
+    /// node; it may end in the one space a separator left, taken off when the block ends), and
+    /// whether it ends inside a word.
     block: Vec<u8>,
     in_word: bool,
     blocks: Vec<TextBlock>,
