@@ -296,9 +296,11 @@ impl Walker {
         self.end_text_node();
         end_normalised(&mut self.block);
         if !self.block.is_empty() {
-            // The block's bytes are whole characters' UTF-8 (`normalise_into`): nothing is
+            // The block's bytes are whole characters' UTF-8 (`normalise_into`), so the check
+            // (`from_utf8`, quick on ASCII, unlike `from_utf8_lossy`'s) passes and nothing is
             // replaced; copied at their exact size, the buffer kept for the next block.
-            let text = String::from_utf8_lossy(&self.block).into_owned();
+            let text = String::from_utf8(self.block.clone())
+                .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
             self.blocks.extend(TextBlock::from_normalised(text));
             self.block.clear();
         }
