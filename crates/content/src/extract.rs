@@ -23,7 +23,7 @@ use std::rc::Rc;
 use lol_html::html_content::Element;
 use lol_html::{HtmlRewriter, Settings, doc_text, element};
 
-use crate::text::{MainText, TextBlock};
+use crate::text::{MainText, TextBlock, end_normalised, normalise_into};
 
 /// Elements removed with everything inside them: code and styling (`script`, `style`,
 /// `template`, `noscript`), drawings and embeds (`svg`, `canvas`, `iframe`, `object`, `noembed`,
@@ -110,29 +110,66 @@ pub const INLINE_ELEMENTS: &[&str] = &[
 /// Extracts the main text of `html` (already decoded to UTF-8). Never fails: a page the parser
 /// gives up on keeps the text read up to there, and [`MainText::parse_error`] says why.
 pub(crate) fn main_text(html: &str) -> MainText {
-    let walker = Rc::new(RefCell::new(Walker::default()));
-    let on_element = Rc::clone(&walker);
-    let on_text = Rc::clone(&walker);
-    let settings = Settings::new()
-        // Non-strict: ambiguous markup (`<select><xmp>…`) is parsed as best it can be rather
-        // than aborting the page; a fingerprint wants a deterministic answer, not a refusal.
-        .with_strict(false)
-        .append_element_content_handler(element!("*", move |el| {
-            open_element(&on_element, el);
-            Ok(())
-        }))
-        .append_document_content_handler(doc_text!(move |chunk| {
-            on_text.borrow_mut().text(chunk.as_str(), chunk.last_in_text_node());
-            Ok(())
-        }));
+    let pass = MainTextPass::new();
+    // Non-strict: ambiguous markup (`<select><xmp>…`) is parsed as best it can be rather
+    // than aborting the page; a fingerprint wants a deterministic answer, not a refusal.
+    let settings = pass.add_handlers(Settings::new().with_strict(false));
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     let parse_error = match rewriter.write(html.as_bytes()) {
         Ok(()) => rewriter.end().err().map(|error| error.to_string()),
         Err(error) => Some(error.to_string()),
     };
-    let mut walker = walker.take();
-    walker.flush();
-    MainText::new(walker.blocks, parse_error)
+    pass.finish(parse_error)
+}
+
+/// Main-text extraction as handlers that another `lol_html` pass can carry: a caller that
+/// parses a page anyway (the crawler, for its links) adds these to its own [`Settings`] and
+/// reads the page once, not twice. [`MainText::from_html`] is this pass alone.
+///
+/// The result equals [`MainText::from_html`]'s on the same text when the pass reads the page
+/// as UTF-8 to its end: the handlers see the same elements and text whatever else runs and
+/// however the input is cut into writes. A pass that stops at an error (a strict parser's
+/// ambiguity) has read less than the non-strict [`MainText::from_html`] would.
+#[derive(Debug, Default)]
+pub struct MainTextPass {
+    walker: Rc<RefCell<Walker>>,
+}
+
+impl MainTextPass {
+    /// A pass that has read nothing yet.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `settings` with this pass's handlers added: one on every element (`*`) and one on the
+    /// document's text.
+    #[must_use]
+    pub fn add_handlers<'handlers, 'selectors>(
+        &self,
+        settings: Settings<'handlers, 'selectors>,
+    ) -> Settings<'handlers, 'selectors> {
+        let on_element = Rc::clone(&self.walker);
+        let on_text = Rc::clone(&self.walker);
+        settings
+            .append_element_content_handler(element!("*", move |el| {
+                open_element(&on_element, el);
+                Ok(())
+            }))
+            .append_document_content_handler(doc_text!(move |chunk| {
+                on_text.borrow_mut().text(chunk.as_str(), chunk.last_in_text_node());
+                Ok(())
+            }))
+    }
+
+    /// The main text read, once the parser has ended (or stopped: `parse_error` says why, and
+    /// becomes [`MainText::parse_error`]).
+    #[must_use]
+    pub fn finish(self, parse_error: Option<String>) -> MainText {
+        let mut walker = self.walker.take();
+        walker.flush();
+        MainText::new(walker.blocks, parse_error)
+    }
 }
 
 /// The element handler: pushes `el` on the walker's stack and arranges for its end tag to
@@ -175,10 +212,14 @@ struct Walker {
     next_id: u64,
     /// Open elements that are noise: text is kept only while this is 0.
     dropped_open: usize,
-    /// Raw HTML text (character references still in) of the text node being read.
+    /// Raw HTML text (character references still in) of the text node being read, when it
+    /// comes in more than one chunk.
     node: String,
-    /// Text (references decoded) of the block being read.
-    block: String,
+    /// The normalised text of the block being read (`crate::text::normalise_into`, node by
+    /// node; it may end in the one space a separator left, taken off when the block ends), and
+    /// whether it ends inside a word.
+    block: Vec<u8>,
+    in_word: bool,
     blocks: Vec<TextBlock>,
 }
 
@@ -221,6 +262,11 @@ impl Walker {
     /// reference cut by a tag, `&am<b>p;`, is not one).
     fn text(&mut self, chunk: &str, last: bool) {
         if self.dropped_open == 0 {
+            if last && self.node.is_empty() {
+                // The whole node in one chunk (the common case): read in place, not copied.
+                self.add_node_text(chunk);
+                return;
+            }
             self.node.push_str(chunk);
         }
         if last {
@@ -229,21 +275,36 @@ impl Walker {
     }
 
     fn end_text_node(&mut self) {
-        if self.node.contains('&') {
-            self.block.push_str(&htmlize::unescape(self.node.as_str()));
-        } else {
-            self.block.push_str(&self.node);
-        }
+        let node = std::mem::take(&mut self.node);
+        self.add_node_text(&node);
+        // The buffer is kept for the next node.
+        self.node = node;
         self.node.clear();
+    }
+
+    /// Adds a whole text node's raw text to the block, references decoded, normalised.
+    fn add_node_text(&mut self, raw: &str) {
+        if raw.contains('&') {
+            normalise_into(&htmlize::unescape(raw), &mut self.block, &mut self.in_word);
+        } else {
+            normalise_into(raw, &mut self.block, &mut self.in_word);
+        }
     }
 
     /// Ends the current block.
     fn flush(&mut self) {
         self.end_text_node();
+        end_normalised(&mut self.block);
         if !self.block.is_empty() {
-            self.blocks.extend(TextBlock::from_text(&self.block));
+            // The block's bytes are whole characters' UTF-8 (`normalise_into`), so the check
+            // (`from_utf8`, quick on ASCII, unlike `from_utf8_lossy`'s) passes and nothing is
+            // replaced; copied at their exact size, the buffer kept for the next block.
+            let text = String::from_utf8(self.block.clone())
+                .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+            self.blocks.extend(TextBlock::from_normalised(text));
             self.block.clear();
         }
+        self.in_word = false;
     }
 }
 

@@ -73,6 +73,7 @@ pub mod verdict;
 
 pub use boilerplate::{BoilerplateConfig, BoilerplateSet, HostBoilerplate};
 pub use error::SignatureError;
+pub use extract::MainTextPass;
 pub use signature::Signature;
 pub use simhash::{SHINGLE_WORDS, hamming_distance};
 pub use text::{MainText, TextBlock, normalise};

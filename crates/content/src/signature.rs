@@ -58,10 +58,8 @@ impl Signature {
                 exact.update(b" ");
             }
             exact.update(block.text().as_bytes());
-            for word in block.words() {
-                shingles.push(word);
-                tokens = tokens.saturating_add(1);
-            }
+            let words = shingles.push_words(block.text());
+            tokens = tokens.saturating_add(u32::try_from(words).unwrap_or(u32::MAX));
         }
         Self { exact: exact.digest(), simhash: shingles.finish(), tokens }
     }

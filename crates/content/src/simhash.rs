@@ -43,15 +43,26 @@ pub fn hamming_distance(a: u64, b: u64) -> u32 {
 
 /// Builds a SimHash from feature hashes, each of weight 1: equation (1).
 ///
-/// The 64 counters of (1) are kept bit-sliced: `planes[k]` holds bit `k` of all 64 counts
-/// (bit `i` of `planes[k]` is bit `k` of the count of features with bit `i` set), so that
-/// adding a feature is a ripple-carry addition of its hash into the planes, 64 counters at
-/// once: about two word operations per feature on average instead of 64 counter updates.
+/// The 64 counters of (1) are kept in byte lanes first: `lanes[j]` holds, in its byte `k`,
+/// how many features had bit `8k + j` set, so that adding a feature is eight shifts, masks and
+/// additions with no branch (`lanes[j] += (hash >> j) & 0x0101…01`), which the compiler turns
+/// into a few vector instructions. A byte counts to 255 at most, so every
+/// [`LANE_CAPACITY`] features the lanes are added into the 64 full counters and cleared.
 #[derive(Debug, Clone)]
 pub struct SimHasher {
-    planes: [u64; 32],
+    lanes: [u64; 8],
+    /// Features counted in `lanes` since they were last emptied.
+    in_lanes: u32,
+    /// Per bit, how many features had it set, not counting those still in `lanes`.
+    counts: [u64; 64],
     features: u32,
 }
+
+/// Features a byte lane can count before it must be emptied (a byte holds up to 255).
+const LANE_CAPACITY: u32 = 255;
+
+/// One in the low bit of every byte.
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
 
 impl Default for SimHasher {
     fn default() -> Self {
@@ -63,28 +74,38 @@ impl SimHasher {
     /// A SimHash of no features yet.
     #[must_use]
     pub fn new() -> Self {
-        Self { planes: [0; 32], features: 0 }
+        Self { lanes: [0; 8], in_lanes: 0, counts: [0; 64], features: 0 }
     }
 
     /// Adds one feature by its 64-bit hash.
     pub fn add(&mut self, feature_hash: u64) {
-        // A half adder per plane: the carry moves up while some counter overflows its plane.
-        // Counts stay below 2^32 (`features` is a u32), so no carry leaves the last plane.
-        let mut carry = feature_hash;
-        for plane in &mut self.planes {
-            if carry == 0 {
-                break;
-            }
-            let sum = *plane ^ carry;
-            carry &= *plane;
-            *plane = sum;
+        for (shift, lane) in self.lanes.iter_mut().enumerate() {
+            *lane += (feature_hash >> shift) & LOW_BITS;
+        }
+        self.in_lanes += 1;
+        if self.in_lanes == LANE_CAPACITY {
+            self.empty_lanes();
         }
         self.features += 1;
     }
 
+    /// Adds the byte lanes into the full counters and clears them.
+    fn empty_lanes(&mut self) {
+        for bit in 0..64 {
+            self.counts[bit] += self.in_lane(bit);
+        }
+        self.lanes = [0; 8];
+        self.in_lanes = 0;
+    }
+
+    /// How many of the features still in the lanes had bit `bit` set.
+    fn in_lane(&self, bit: usize) -> u64 {
+        (self.lanes[bit % 8] >> (8 * (bit / 8))) & 0xff
+    }
+
     /// How many features had bit `bit` set.
     fn ones(&self, bit: usize) -> u64 {
-        self.planes.iter().enumerate().map(|(k, plane)| ((plane >> bit) & 1) << k).sum()
+        self.counts[bit] + self.in_lane(bit)
     }
 
     /// Number of features added.
@@ -124,8 +145,32 @@ impl ShingleHasher {
 
     /// Adds the next word (already normalised).
     pub fn push(&mut self, word: &str) {
+        self.push_bytes(word.as_bytes());
+    }
+
+    /// Adds the words of `text`, normalised text (words joined by single spaces), in order;
+    /// returns how many. What `push` of each word does, without cutting the words out first.
+    pub fn push_words(&mut self, text: &str) -> usize {
+        let bytes = text.as_bytes();
+        if bytes.is_empty() {
+            return 0;
+        }
+        let mut words = 1;
+        let mut start = 0;
+        for (position, &byte) in bytes.iter().enumerate() {
+            if byte == b' ' {
+                self.push_bytes(&bytes[start..position]);
+                start = position + 1;
+                words += 1;
+            }
+        }
+        self.push_bytes(&bytes[start..]);
+        words
+    }
+
+    fn push_bytes(&mut self, word: &[u8]) {
         self.window.rotate_left(1);
-        self.window[SHINGLE_WORDS - 1] = xxh3_64(word.as_bytes());
+        self.window[SHINGLE_WORDS - 1] = xxh3_64(word);
         self.words += 1;
         if self.words >= SHINGLE_WORDS as u64 {
             self.simhash.add(shingle_hash(&self.window));
@@ -274,6 +319,20 @@ mod tests {
             }
             proptest::prop_assert_eq!(hasher.finish(), simhash_by_counters(&hashes));
             proptest::prop_assert_eq!(hasher.features() as usize, hashes.len());
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn pushing_a_text_s_words_equals_pushing_each(words in proptest::collection::vec("[a-z0-9é]{1,6}", 0..40)) {
+            let mut whole = ShingleHasher::new();
+            let pushed = whole.push_words(&words.join(" "));
+            let mut one_by_one = ShingleHasher::new();
+            for word in &words {
+                one_by_one.push(word);
+            }
+            proptest::prop_assert_eq!(pushed, words.len());
+            proptest::prop_assert_eq!(whole.finish(), one_by_one.finish());
         }
     }
 

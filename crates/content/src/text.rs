@@ -26,8 +26,13 @@ pub struct TextBlock {
 impl TextBlock {
     /// The block of `text` (character references decoded) normalised; `None` if it holds no
     /// word.
+    #[cfg(test)]
     pub(crate) fn from_text(text: &str) -> Option<Self> {
-        let text = normalise(text);
+        Self::from_normalised(normalise(text))
+    }
+
+    /// The block whose text `text` is already normalised; `None` if it is empty.
+    pub(crate) fn from_normalised(text: String) -> Option<Self> {
         if text.is_empty() {
             return None;
         }
@@ -137,48 +142,104 @@ impl MainText {
 }
 
 /// `text` lower-cased and cut into words at non-alphanumeric characters, joined by one space.
-///
-/// Runs of ASCII letters and digits (most of most pages) are copied and lower-cased in one go;
-/// other characters go one by one through Unicode's rules.
 #[must_use]
 pub fn normalise(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(text.len());
     let mut in_word = false;
+    normalise_into(text, &mut out, &mut in_word);
+    end_normalised(&mut out);
+    // `normalise_into` appends whole characters' UTF-8 encodings only, so nothing is replaced
+    // here (and nothing copied: a valid vector becomes the string).
+    String::from_utf8(out).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
+/// For each ASCII byte: itself lower-cased if it is a letter or a digit (a word's byte), else 0
+/// (a separator).
+const ASCII_WORD_BYTES: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut byte = 0;
+    while byte < 128 {
+        let b = byte as u8;
+        if b.is_ascii_alphanumeric() {
+            table[byte] = b.to_ascii_lowercase();
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// Appends the normalised `text` to `out` (UTF-8 bytes); `in_word` says whether `out` ends
+/// inside a word that `text` may continue. The first separator after a word is written as a
+/// space at once (so `out` may end in one space: [`end_normalised`] takes it off), later ones
+/// are not. Normalising `a` then `b` with the same `out` and `in_word`, then ending, gives what
+/// normalising `a + b` gives, since a word boundary depends on nothing but the characters: the
+/// extractor normalises a block text node by text node, without first copying the nodes
+/// together.
+///
+/// Runs of ASCII (most of most pages) are copied whole, then lower-cased and compacted in
+/// place without a branch per byte (a table look-up, an unconditional write, an index step of
+/// 0 or 1); other characters are decoded and go through Unicode's rules
+/// (`char::is_alphanumeric`, `char::to_lowercase`).
+pub(crate) fn normalise_into(text: &str, out: &mut Vec<u8>, in_word: &mut bool) {
+    let bytes = text.as_bytes();
     let mut position = 0;
     while position < bytes.len() {
-        let byte = bytes[position];
-        if byte.is_ascii_alphanumeric() {
-            let run = bytes[position..].iter().take_while(|byte| byte.is_ascii_alphanumeric()).count();
-            if !in_word && !out.is_empty() {
-                out.push(' ');
-            }
-            // An ASCII run ends on a character boundary.
-            let start = out.len();
-            out.push_str(&text[position..position + run]);
-            out[start..].make_ascii_lowercase();
-            in_word = true;
-            position += run;
-        } else if byte.is_ascii() {
-            in_word = false;
-            position += 1;
+        let rest = &bytes[position..];
+        // Most text is ASCII to its end, which `is_ascii` (a word at a time) finds quickest.
+        let run = if rest.is_ascii() {
+            rest.len()
         } else {
-            // Not ASCII: a multi-byte character starts here (`position` is always on a
-            // character boundary), decoded whole.
-            let Some(ch) = text[position..].chars().next() else { break };
-            if ch.is_alphanumeric() {
-                if !in_word && !out.is_empty() {
-                    out.push(' ');
-                }
-                out.extend(ch.to_lowercase());
-                in_word = true;
-            } else {
-                in_word = false;
-            }
-            position += ch.len_utf8();
+            rest.iter().position(|byte| !byte.is_ascii()).unwrap_or(rest.len())
+        };
+        if run > 0 {
+            ascii_into(&bytes[position..position + run], out, in_word);
+            position += run;
+            continue;
         }
+        // Not ASCII: a multi-byte character starts here (`position` is always on a character
+        // boundary), decoded whole.
+        let Some(ch) = text[position..].chars().next() else { break };
+        if ch.is_alphanumeric() {
+            let mut encoded = [0u8; 4];
+            for lower in ch.to_lowercase() {
+                out.extend_from_slice(lower.encode_utf8(&mut encoded).as_bytes());
+            }
+            *in_word = true;
+        } else {
+            if *in_word {
+                out.push(b' ');
+            }
+            *in_word = false;
+        }
+        position += ch.len_utf8();
     }
-    out
+}
+
+/// [`normalise_into`] for a run of ASCII bytes: each byte gives at most one, so the run is
+/// copied to the end of `out` and rewritten there from left to right (the write index never
+/// passes the read index), then the tail cut off.
+fn ascii_into(run: &[u8], out: &mut Vec<u8>, in_word: &mut bool) {
+    let start = out.len();
+    out.extend_from_slice(run);
+    let mut written = start;
+    let mut word = *in_word;
+    for read in start..out.len() {
+        let mapped = ASCII_WORD_BYTES[usize::from(out[read] & 0x7f)];
+        let is_word = mapped != 0;
+        out[written] = if is_word { mapped } else { b' ' };
+        // A word byte is kept, and so is the first separator after a word (as a space).
+        written += usize::from(is_word | word);
+        word = is_word;
+    }
+    out.truncate(written);
+    *in_word = word;
+}
+
+/// Ends a text [`normalise_into`] wrote: takes off the space a last separator left.
+pub(crate) fn end_normalised(out: &mut Vec<u8>) {
+    if out.last() == Some(&b' ') {
+        out.pop();
+    }
 }
 
 /// `normalise` as it was first written, char by char: the property test holds the fast one
@@ -225,6 +286,19 @@ mod tests {
         #[test]
         fn normalise_equals_the_char_by_char_rules(text in "[a-zA-Z0-9 ,.&;İßΣσé東京\\-_\t\n\u{300}\u{a0}]{0,80}") {
             proptest::prop_assert_eq!(normalise(&text), normalise_by_chars(&text));
+        }
+
+        #[test]
+        fn normalising_in_pieces_equals_normalising_the_whole(
+            pieces in proptest::collection::vec("[a-zA-Z0-9 ,.&;İßΣσé東京\\-_\t\n\u{300}\u{a0}]{0,12}", 0..6),
+        ) {
+            let mut out = Vec::new();
+            let mut in_word = false;
+            for piece in &pieces {
+                normalise_into(piece, &mut out, &mut in_word);
+            }
+            end_normalised(&mut out);
+            proptest::prop_assert_eq!(String::from_utf8(out).unwrap(), normalise_by_chars(&pieces.concat()));
         }
 
         #[test]

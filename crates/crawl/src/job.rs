@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use freshet_content::{BoilerplateSet, MainText, Signature};
-use freshet_fetch::links::{LinkOptions, PageLinks, extract_links};
+use freshet_content::{BoilerplateSet, MainText, MainTextPass, Signature};
+use freshet_fetch::links::{LinkOptions, PageLinks, extract_links_with};
 use freshet_fetch::sitemap::{Sitemap, SitemapError, SitemapOptions, parse_sitemap};
 use freshet_fetch::{Fetch, FetchError, Fetcher, Outcome, Validators};
 use freshet_robots::Redirects;
@@ -118,8 +118,21 @@ impl Analysis {
             return Self::default();
         };
         let content_type = fetch.response.as_ref().and_then(|head| head.header("content-type"));
-        let links = extract_links(&fetch.url, content_type, content, options);
-        let text = fetch.truncated.is_none().then(|| MainText::from_html(&String::from_utf8_lossy(content)));
+        let whole = fetch.truncated.is_none();
+        // One parser pass for the links and the main text where the page is UTF-8 (most are);
+        // otherwise, or if that pass stopped early, the main text is read on its own from the
+        // body as UTF-8 text, as `MainText::from_html` always reads it.
+        let pass = whole.then(MainTextPass::new);
+        let (links, shared) =
+            extract_links_with(&fetch.url, content_type, content, options, |settings| match &pass {
+                Some(pass) => pass.add_handlers(settings),
+                None => settings,
+            });
+        let text = match pass {
+            Some(pass) if shared => Some(pass.finish(None)),
+            Some(_) => Some(MainText::from_html(&String::from_utf8_lossy(content))),
+            None => None,
+        };
         let signature =
             text.as_ref().map(|text| Signature::of_text_without(text, |hash| boilerplate.contains(hash)));
         Self { links: Some(links), text, signature }

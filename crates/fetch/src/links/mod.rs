@@ -152,26 +152,79 @@ pub fn extract_links(
     body: &[u8],
     options: &LinkOptions,
 ) -> PageLinks {
+    extract(page_url, content_type, body, options, None::<HandlersToAdd>).0
+}
+
+/// The type of a function adding no handlers, for [`extract`] called without any.
+type HandlersToAdd = for<'handlers> fn(Settings<'handlers, 'static>) -> Settings<'handlers, 'static>;
+
+/// [`extract_links`], with more handlers in the same parser pass when the page is UTF-8:
+/// `also_utf8` adds them to the pass's settings (the crawler reads the page's main text this
+/// way, `freshet_content::MainTextPass`, so that each page is parsed once).
+///
+/// The second value says whether they ran, over `body` itself read as UTF-8 text, from its
+/// start to its end: only when the page is valid UTF-8 without a byte order mark and read as
+/// UTF-8 (the bytes `String::from_utf8_lossy` would hand over unchanged), and the parser
+/// stopped at no error (it is strict here, and stops at markup it finds ambiguous). When it is
+/// `false` the handlers saw part of the page or none of it and the caller reads the page its
+/// own way.
+pub fn extract_links_with(
+    page_url: &Url,
+    content_type: Option<&str>,
+    body: &[u8],
+    options: &LinkOptions,
+    also_utf8: impl for<'handlers> FnOnce(Settings<'handlers, 'static>) -> Settings<'handlers, 'static>,
+) -> (PageLinks, bool) {
+    extract(page_url, content_type, body, options, Some(also_utf8))
+}
+
+/// [`extract_links_with`], or [`extract_links`] when there are no handlers to add (which then
+/// need not check that the page is valid UTF-8).
+fn extract(
+    page_url: &Url,
+    content_type: Option<&str>,
+    body: &[u8],
+    options: &LinkOptions,
+    also_utf8: Option<
+        impl for<'handlers> FnOnce(Settings<'handlers, 'static>) -> Settings<'handlers, 'static>,
+    >,
+) -> (PageLinks, bool) {
     let (encoding, encoding_source) = detect_charset(content_type, body);
     let collected = RefCell::new(Collected::default());
+    let mut shared = false;
     let parse_error = match AsciiCompatibleEncoding::new(encoding) {
-        Some(ascii_compatible) => parse(&collected, ascii_compatible, body, options),
+        Some(ascii_compatible) => {
+            let utf8_text = || {
+                encoding == encoding_rs::UTF_8
+                    && encoding_source != CharsetSource::ByteOrderMark
+                    && (encoding_source == CharsetSource::ValidUtf8 || std::str::from_utf8(body).is_ok())
+            };
+            match also_utf8 {
+                Some(also_utf8) if utf8_text() => {
+                    let parse_error = parse(&collected, ascii_compatible, body, options, also_utf8);
+                    shared = parse_error.is_none();
+                    parse_error
+                }
+                _ => parse(&collected, ascii_compatible, body, options, |settings| settings),
+            }
+        }
         None => {
             // UTF-16 (by its byte order mark) and `replacement`: lol_html reads only
             // ASCII-compatible encodings, so decode to UTF-8 first.
             let (text, _, _) = encoding.decode(body);
-            parse(&collected, AsciiCompatibleEncoding::utf_8(), text.as_bytes(), options)
+            parse(&collected, AsciiCompatibleEncoding::utf_8(), text.as_bytes(), options, |settings| settings)
         }
     };
-    resolve_all(page_url, collected.into_inner(), options, encoding, encoding_source, parse_error)
+    (resolve_all(page_url, collected.into_inner(), options, encoding, encoding_source, parse_error), shared)
 }
 
-/// Runs the parser over `body` with handlers filling `collected`.
+/// Runs the parser over `body` with handlers filling `collected`, and those `also` adds.
 fn parse(
     collected: &RefCell<Collected>,
     encoding: AsciiCompatibleEncoding,
     body: &[u8],
     options: &LinkOptions,
+    also: impl for<'handlers> FnOnce(Settings<'handlers, 'static>) -> Settings<'handlers, 'static>,
 ) -> Option<String> {
     let push = |element: &Element, name: &str, kind: LinkKind, nofollow: bool| {
         if let Some(href) = attribute(element, name) {
@@ -237,6 +290,7 @@ fn parse(
             }
             Ok(())
         }));
+    let settings = also(settings);
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     // Fed in slices as a network stream would be; lol_html keeps only what a tag in flight needs.
     for chunk in body.chunks(16 << 10) {
