@@ -79,15 +79,19 @@ if [ "${CAPPED:-1}" != 0 ]; then
         "$runs/capped-1e5-known/summary.csv" "$runs/capped-1e5-learned/summary.csv" >> docs/learned/ratios.csv
 fi
 # The target's condition: four times the horizon, and Last-Modified (see the header).
-# threshold_pair ROW PAGES HOSTS|"" BUDGET HORIZON SEED [FLAGS...]: one known and one learned run.
+# threshold_pair ROW PAGES HOSTS|"" BUDGET HORIZON SEED [FLAGS...]: one known and one learned run,
+# FLAGS for both, and the array learned_flags (empty unless set) for the learned run only.
+learned_flags=()
 threshold_pair() {
     local row=$1 pages=$2 hosts=$3 budget=$4 horizon=$5 seed=$6
     shift 6
     local out="$runs/$row-$budget-$seed"
     for rates in known learned; do
+        local only=()
+        [ "$rates" = learned ] && only=("${learned_flags[@]}")
         "$bin" simulate --pages "$pages" ${hosts:+--hosts "$hosts"} --budget "$budget" \
             --horizon "$horizon" --warmup 0.5 --seed "$seed" --policy threshold --rates "$rates" \
-            "$@" --out "$out-$rates" >/dev/null 2>&1
+            "$@" "${only[@]}" --out "$out-$rates" >/dev/null 2>&1
     done
     awk -F, -v row="$row" -v budget="$budget" -v seed="$seed" 'FNR == 1 { next }
         FILENAME ~ /-known\// { known = $4; next }
@@ -106,34 +110,20 @@ done
 # The target's condition itself: an exploration phase (`--explore 20`, learned run only) fetches
 # every page about 20 times at intervals chosen to tell its rate, within the first half (the
 # budget's 20 fetches per page), then `threshold` takes over; the second half is measured.
-# explore_pair ROW PAGES HOSTS|"" BUDGET HORIZON SEED: known `threshold`, learned after the phase.
-explore_pair() {
-    local row=$1 pages=$2 hosts=$3 budget=$4 horizon=$5 seed=$6
-    local out="$runs/$row-$budget-$seed"
-    for rates in known learned; do
-        local explore=()
-        [ "$rates" = learned ] && explore=(--explore 20)
-        "$bin" simulate --pages "$pages" ${hosts:+--hosts "$hosts"} --budget "$budget" \
-            --horizon "$horizon" --warmup 0.5 --seed "$seed" --policy threshold --rates "$rates" \
-            "${explore[@]}" --out "$out-$rates" >/dev/null 2>&1
-    done
-    awk -F, -v row="$row" -v budget="$budget" -v seed="$seed" 'FNR == 1 { next }
-        FILENAME ~ /-known\// { known = $4; next }
-        { printf "%s,%s,%s,threshold,%.4f,%.4f,%.3f\n", row, budget, seed, known, $4, $4 / known }' \
-        "$out-known/summary.csv" "$out-learned/summary.csv" >> docs/learned/ratios.csv
-}
+learned_flags=(--explore 20)
 for seed in ${SEEDS:-1 2 3}; do
     for set in zipf uniform; do
         for budget in 1 5 10; do
-            explore_pair "$set-explore20" "crates/sim/tests/data/azar-fig1-$set.csv" "" "$budget" $((40 * 1000 / budget)) "$seed"
+            threshold_pair "$set-explore20" "crates/sim/tests/data/azar-fig1-$set.csv" "" "$budget" $((40 * 1000 / budget)) "$seed"
         done
     done
-    explore_pair capped-1e3-explore20 "$runs/capped-1e3-pages.csv" "$runs/capped-1e3-hosts.csv" 100 400 "$seed"
+    threshold_pair capped-1e3-explore20 "$runs/capped-1e3-pages.csv" "$runs/capped-1e3-hosts.csv" 100 400 "$seed"
 done
 if [ "${CAPPED:-1}" != 0 ]; then
-    explore_pair capped-1e5-explore20 "$runs/capped-pages.csv" "$runs/capped-hosts.csv" 10000 400 1
+    threshold_pair capped-1e5-explore20 "$runs/capped-pages.csv" "$runs/capped-hosts.csv" 10000 400 1
     # After the hand-over the copies the phase left stale take about 30 time units to recover;
     # twice the horizon measures the steady state (window 400-800, the phase over at 200).
-    explore_pair capped-1e5-explore20-h800 "$runs/capped-pages.csv" "$runs/capped-hosts.csv" 10000 800 1
+    threshold_pair capped-1e5-explore20-h800 "$runs/capped-pages.csv" "$runs/capped-hosts.csv" 10000 800 1
 fi
+learned_flags=()
 column -s, -t docs/learned/ratios.csv
