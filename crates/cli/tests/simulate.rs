@@ -115,15 +115,63 @@ fn host_caps_and_min_delays_are_respected() {
     }
 }
 
+/// `--explore K` with learned rates: the phase runs before `threshold` under host caps and
+/// minimum delays, with no violation and the budget spent.
+#[test]
+fn an_exploration_phase_runs_before_learned_threshold_politely() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = write(dir.path(), "pages.csv", &pages_csv());
+    let hosts =
+        write(dir.path(), "hosts.csv", "host,capacity,min_delay\nh0,0.5,1\nh1,inf,0.5\nh2,1,\nh3,inf,0\n");
+    let output = freshet_in(
+        dir.path(),
+        &[
+            "simulate",
+            "--pages",
+            &pages,
+            "--hosts",
+            &hosts,
+            "--budget",
+            "4",
+            "--horizon",
+            "400",
+            "--warmup",
+            "0.5",
+            "--policy",
+            "threshold",
+            "--rates",
+            "learned",
+            "--explore",
+            "10",
+            "--out",
+            "out",
+        ],
+        None,
+    );
+    assert_success(&output);
+    let rows = summary_rows(&dir.path().join("out"));
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    assert_eq!((row[1].as_str(), row[2].as_str()), ("threshold", "learned"));
+    assert_eq!(row[12], "0", "politeness violations in {row:?}");
+    let fetch_rate: f64 = row[11].parse().unwrap();
+    assert!(fetch_rate > 3.0 && fetch_rate <= 4.0 * 1.02, "fetch rate {fetch_rate} against a budget of 4");
+}
+
 #[test]
 fn bad_arguments_name_what_is_wrong_and_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let pages = write(dir.path(), "pages.csv", &pages_csv());
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 6] = [
         (&["--policy", "best", "--budget", "1"], "unknown policy \"best\""),
         (&["--policy", "uniform", "--budget", "0"], "--budget"),
         (&["--policy", "uniform", "--budget", "1", "--rates", "psychic"], "--rates"),
         (&["--policy", "uniform", "--budget", "1", "--warmup", "2"], "invalid simulation"),
+        (&["--policy", "threshold", "--budget", "1", "--explore", "20"], "needs --rates learned"),
+        (
+            &["--policy", "threshold,uniform", "--budget", "1", "--rates", "learned", "--explore", "20"],
+            "only `threshold` has an exploration phase",
+        ),
     ];
     for (extra, expected) in cases {
         let mut args = vec!["simulate", "--pages", pages.as_str(), "--horizon", "10", "--out", "out"];
