@@ -82,35 +82,31 @@ fn writes_summary_series_and_plots_and_is_deterministic() {
     assert_eq!(read("first"), read("second"));
 }
 
-#[test]
-fn host_caps_and_min_delays_are_respected() {
+/// Runs `freshet simulate` on the 40 pages and four hosts with caps and minimum delays, with
+/// `args` added, and returns the summary's rows.
+fn simulate_on_limited_hosts(args: &[&str]) -> Vec<Vec<String>> {
     let dir = tempfile::tempdir().unwrap();
     let pages = write(dir.path(), "pages.csv", &pages_csv());
     let hosts =
         write(dir.path(), "hosts.csv", "host,capacity,min_delay\nh0,0.5,1\nh1,inf,0.5\nh2,1,\nh3,inf,0\n");
-    let output = freshet_in(
-        dir.path(),
-        &[
-            "simulate",
-            "--pages",
-            &pages,
-            "--hosts",
-            &hosts,
-            "--budget",
-            "6",
-            "--horizon",
-            "400",
-            "--policy",
-            "uniform,greedy,periodic-optimal,poisson-optimal,nutch-adaptive",
-            "--changes",
-            "bursty",
-            "--out",
-            "out",
-        ],
-        None,
-    );
-    assert_success(&output);
-    for row in summary_rows(&dir.path().join("out")) {
+    let mut all = vec!["simulate", "--pages", &pages, "--hosts", &hosts, "--horizon", "400", "--out", "out"];
+    all.extend_from_slice(args);
+    assert_success(&freshet_in(dir.path(), &all, None));
+    summary_rows(&dir.path().join("out"))
+}
+
+#[test]
+fn host_caps_and_min_delays_are_respected() {
+    let rows = simulate_on_limited_hosts(&[
+        "--budget",
+        "6",
+        "--policy",
+        "uniform,greedy,periodic-optimal,poisson-optimal,nutch-adaptive",
+        "--changes",
+        "bursty",
+    ]);
+    assert_eq!(rows.len(), 5);
+    for row in rows {
         assert_eq!(row[12], "0", "politeness violations in {row:?}");
     }
 }
@@ -119,37 +115,18 @@ fn host_caps_and_min_delays_are_respected() {
 /// minimum delays, with no violation and the budget spent.
 #[test]
 fn an_exploration_phase_runs_before_learned_threshold_politely() {
-    let dir = tempfile::tempdir().unwrap();
-    let pages = write(dir.path(), "pages.csv", &pages_csv());
-    let hosts =
-        write(dir.path(), "hosts.csv", "host,capacity,min_delay\nh0,0.5,1\nh1,inf,0.5\nh2,1,\nh3,inf,0\n");
-    let output = freshet_in(
-        dir.path(),
-        &[
-            "simulate",
-            "--pages",
-            &pages,
-            "--hosts",
-            &hosts,
-            "--budget",
-            "4",
-            "--horizon",
-            "400",
-            "--warmup",
-            "0.5",
-            "--policy",
-            "threshold",
-            "--rates",
-            "learned",
-            "--explore",
-            "10",
-            "--out",
-            "out",
-        ],
-        None,
-    );
-    assert_success(&output);
-    let rows = summary_rows(&dir.path().join("out"));
+    let rows = simulate_on_limited_hosts(&[
+        "--budget",
+        "4",
+        "--warmup",
+        "0.5",
+        "--policy",
+        "threshold",
+        "--rates",
+        "learned",
+        "--explore",
+        "10",
+    ]);
     assert_eq!(rows.len(), 1);
     let row = &rows[0];
     assert_eq!((row[1].as_str(), row[2].as_str()), ("threshold", "learned"));
