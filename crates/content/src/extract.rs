@@ -17,11 +17,13 @@
 //! `option` by `option`/`optgroup`, a heading by a heading; an end tag closes its element and
 //! everything opened after it.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::LazyLock;
 
 use lol_html::html_content::Element;
-use lol_html::{HtmlRewriter, Settings, doc_text, element};
+use lol_html::{ElementContentHandlers, HtmlRewriter, Selector, Settings, doc_text};
 
 use crate::text::{MainText, TextBlock, end_normalised, normalise_into};
 
@@ -152,10 +154,13 @@ impl MainTextPass {
         let on_element = Rc::clone(&self.walker);
         let on_text = Rc::clone(&self.walker);
         settings
-            .append_element_content_handler(element!("*", move |el| {
-                open_element(&on_element, el);
-                Ok(())
-            }))
+            .append_element_content_handler((
+                Cow::Borrowed(&*EVERY_ELEMENT),
+                ElementContentHandlers::default().element(move |el: &mut Element<'_, '_>| {
+                    open_element(&on_element, el);
+                    Ok(())
+                }),
+            ))
             .append_document_content_handler(doc_text!(move |chunk| {
                 on_text.borrow_mut().text(chunk.as_str(), chunk.last_in_text_node());
                 Ok(())
@@ -171,6 +176,12 @@ impl MainTextPass {
         MainText::new(walker.blocks, parse_error)
     }
 }
+
+/// The selector `*`, parsed once per process: `lol_html`'s `element!` macro parses its selector
+/// each time it builds a handler, once per page in a crawl.
+static EVERY_ELEMENT: LazyLock<Selector> =
+    // Cannot fail: a constant, valid selector (every extraction test parses it).
+    LazyLock::new(|| "*".parse().expect("`*` is a valid selector"));
 
 /// The element handler: pushes `el` on the walker's stack and arranges for its end tag to
 /// pop it.

@@ -29,13 +29,15 @@ mod refresh;
 
 pub use charset::{CharsetSource, detect_charset};
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
+use std::sync::LazyLock;
 
 use encoding_rs::Encoding;
 use freshet_url::Url;
 use lol_html::html_content::Element;
-use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, element};
+use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Selector, Settings};
 
 /// What a link is, by the element that carried it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -218,6 +220,50 @@ fn extract(
     (resolve_all(page_url, collected.into_inner(), options, encoding, encoding_source, parse_error), shared)
 }
 
+/// The link handlers' CSS selectors, parsed once per process. `lol_html`'s `element!` macro
+/// parses its selector each time it builds a handler, that is once per page here: about 2.5%
+/// of a crawl's CPU (`perf`, BENCHMARKS.md "Crawl throughput").
+struct LinkSelectors {
+    anchor: Selector,
+    area: Selector,
+    link: Selector,
+    frame: Selector,
+    base: Selector,
+    meta: Selector,
+}
+
+static LINK_SELECTORS: LazyLock<LinkSelectors> = LazyLock::new(|| LinkSelectors {
+    anchor: constant_selector("a[href]"),
+    area: constant_selector("area[href]"),
+    link: constant_selector("link[href][rel]"),
+    frame: constant_selector("iframe[src], frame[src]"),
+    base: constant_selector("base[href]"),
+    meta: constant_selector("meta[content]"),
+});
+
+/// A selector written in this file.
+fn constant_selector(selector: &str) -> Selector {
+    // Cannot fail on the constants above (no input reaches it); every test that extracts links
+    // parses them.
+    selector.parse().expect("the link selectors are valid CSS")
+}
+
+/// An element content handler on a selector parsed once ([`LINK_SELECTORS`]); what
+/// `lol_html::element!` builds, without parsing the selector again.
+macro_rules! on_element {
+    ($selector:expr, $handler:expr) => {{
+        // As in `element!`: without it the closure's argument type is not inferred.
+        #[inline(always)]
+        const fn type_hint<'h, T, H: lol_html::HandlerTypes>(handler: T) -> T
+        where
+            T: FnMut(&mut Element<'_, '_, H>) -> lol_html::HandlerResult + 'h,
+        {
+            handler
+        }
+        (Cow::Borrowed($selector), lol_html::ElementContentHandlers::default().element(type_hint($handler)))
+    }};
+}
+
 /// Runs the parser over `body` with handlers filling `collected`, and those `also` adds.
 fn parse(
     collected: &RefCell<Collected>,
@@ -236,11 +282,12 @@ fn parse(
         push(element, "href", kind, nofollow);
         Ok(())
     };
+    let selectors: &'static LinkSelectors = &LINK_SELECTORS;
     let settings = Settings::new()
         .with_encoding(encoding)
-        .append_element_content_handler(element!("a[href]", |el| anchor(el, LinkKind::Anchor)))
-        .append_element_content_handler(element!("area[href]", |el| anchor(el, LinkKind::Area)))
-        .append_element_content_handler(element!("link[href][rel]", |el| {
+        .append_element_content_handler(on_element!(&selectors.anchor, |el| anchor(el, LinkKind::Anchor)))
+        .append_element_content_handler(on_element!(&selectors.area, |el| anchor(el, LinkKind::Area)))
+        .append_element_content_handler(on_element!(&selectors.link, |el| {
             let rel = attribute(el, "rel").unwrap_or_default();
             if has_token(&rel, "canonical") {
                 let mut collected = collected.borrow_mut();
@@ -254,18 +301,18 @@ fn parse(
             }
             Ok(())
         }))
-        .append_element_content_handler(element!("iframe[src], frame[src]", |el| {
+        .append_element_content_handler(on_element!(&selectors.frame, |el| {
             push(el, "src", LinkKind::Frame, false);
             Ok(())
         }))
-        .append_element_content_handler(element!("base[href]", |el| {
+        .append_element_content_handler(on_element!(&selectors.base, |el| {
             let mut collected = collected.borrow_mut();
             if collected.base.is_none() {
                 collected.base = attribute(el, "href");
             }
             Ok(())
         }))
-        .append_element_content_handler(element!("meta[content]", |el| {
+        .append_element_content_handler(on_element!(&selectors.meta, |el| {
             let content = attribute(el, "content").unwrap_or_default();
             if attribute(el, "http-equiv").is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")) {
                 if let Some(target) = refresh::refresh_url(&content) {
