@@ -179,9 +179,14 @@ impl MainTextPass {
 
 /// The selector `*`, parsed once per process: `lol_html`'s `element!` macro parses its selector
 /// each time it builds a handler, once per page in a crawl.
-static EVERY_ELEMENT: LazyLock<Selector> =
-    // Cannot fail: a constant, valid selector (every extraction test parses it).
-    LazyLock::new(|| "*".parse().expect("`*` is a valid selector"));
+static EVERY_ELEMENT: LazyLock<Selector> = LazyLock::new(every_element);
+
+/// The selector `*`.
+#[expect(clippy::expect_used, reason = "a constant, valid selector: no input reaches it")]
+fn every_element() -> Selector {
+    // Cannot fail (every extraction test parses it), as `element!("*", ...)` could not.
+    "*".parse().expect("`*` is a valid selector")
+}
 
 /// The element handler: pushes `el` on the walker's stack and arranges for its end tag to
 /// pop it.
