@@ -15,8 +15,16 @@
 //!    URLs and one of `REPEATS` times as many repeats. Reports discoveries/s of each kind, the redb file's bytes
 //!    per URL (discoveries only) and the time of `SeenFilter::open` (the resume rebuild).
 //!
+//! 3. `reopen` (only when named): opens the store `store` kept at `SEEN_BENCH_FILE`, in a
+//!    process of its own so that its resident set is the resume's alone: `RedbStore::open`
+//!    (rebuilds the seen-set entries held in memory) then `SeenFilter::open`, each timed
+//!    (`SEEN_BENCH_TABLES=1`: also each table's bytes per URL, uncompacted).
+//!
 //! `cargo bench -p freshet-frontier --bench seen` (`-- index` or `-- store` for one part;
-//! `SEEN_BENCH_STORES=filtered` or `bare` for one store of the store part).
+//! `SEEN_BENCH_STORES=filtered` or `bare` for one store of the store part;
+//! `SEEN_BENCH_PROGRESS=n` reports the new URLs' rate, CPU, bytes written and slowest commit
+//! every `n` new URLs; `SEEN_BENCH_FILE=path` with one store writes it there and keeps it, not
+//! compacted, for `-- reopen`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fmt::Write as _;
@@ -229,8 +237,27 @@ struct StoreFigures {
     file_bytes: u64,
 }
 
-fn store_run(store: &mut impl FrontierStore, urls: u64, batch_new: u64) -> StoreFigures {
+/// What one progress report (every `SEEN_BENCH_PROGRESS` new URLs) covers: the new URLs'
+/// commits since the last report.
+#[derive(Default)]
+struct Interval {
+    urls: u64,
+    time: Duration,
+    cpu: f64,
+    written: u64,
+    slowest: Duration,
+}
+
+fn store_run(
+    store: &mut impl FrontierStore,
+    urls: u64,
+    batch_new: u64,
+    file: &std::path::Path,
+) -> StoreFigures {
     let hosts = (urls / URLS_PER_HOST).max(1);
+    let progress_every = std::env::var("SEEN_BENCH_PROGRESS").ok().and_then(|n| n.parse::<u64>().ok());
+    let run_started = Instant::now();
+    let mut interval = Interval::default();
     let mut buffer = String::new();
     let (mut new_time, mut repeat_time) = (Duration::ZERO, Duration::ZERO);
     let (mut new_cpu, mut new_written) = (0.0, 0u64);
@@ -246,10 +273,30 @@ fn store_run(store: &mut impl FrontierStore, urls: u64, batch_new: u64) -> Store
         let took = started.elapsed();
         new_time += took;
         slowest = slowest.max(took);
-        new_cpu += cpu_seconds() - cpu_before;
-        new_written += written_bytes().saturating_sub(written_before);
+        let (cpu, written) = (cpu_seconds() - cpu_before, written_bytes().saturating_sub(written_before));
+        new_cpu += cpu;
+        new_written += written;
         assert!(report.admissions.iter().all(|admission| admission.is_new));
         next += fresh;
+        interval.urls += fresh;
+        interval.time += took;
+        interval.cpu += cpu;
+        interval.written += written;
+        interval.slowest = interval.slowest.max(took);
+        if progress_every.is_some_and(|every| every > 0 && next % every < fresh) {
+            eprintln!(
+                "  {next} URLs at {:.0} s: {:.0} new/s, {:.0} new per CPU-s, {:.0} written bytes/new URL, slowest commit {:.3} s (since the last report); RSS {:.2} GB, file {:.2} GB ({:.0} bytes/URL)",
+                run_started.elapsed().as_secs_f64(),
+                per_s(interval.urls, interval.time),
+                interval.urls as f64 / interval.cpu,
+                interval.written as f64 / interval.urls as f64,
+                interval.slowest.as_secs_f64(),
+                resident_bytes() as f64 / 1e9,
+                std::fs::metadata(file).map_or(0, |meta| meta.len()) as f64 / 1e9,
+                std::fs::metadata(file).map_or(0, |meta| meta.len()) as f64 / next as f64,
+            );
+            interval = Interval::default();
+        }
         let repeats: Vec<Op> = (0..fresh * REPEATS)
             .map(|_| {
                 draw += 1;
@@ -289,22 +336,43 @@ fn store_part(urls: u64, batch_new: u64) {
     let order =
         if std::env::var("SEEN_BENCH_FILTERED_FIRST").is_ok() { [true, false] } else { [false, true] };
     let only = std::env::var("SEEN_BENCH_STORES").ok();
+    // `SEEN_BENCH_FILE=path` (with one store) writes the store there and keeps it, for `reopen`.
+    let kept = std::env::var_os("SEEN_BENCH_FILE").map(std::path::PathBuf::from);
+    assert!(kept.is_none() || only.is_some(), "SEEN_BENCH_FILE names one file: set SEEN_BENCH_STORES too");
     for filtered in order {
         if only.as_deref().is_some_and(|only| only != if filtered { "filtered" } else { "bare" }) {
             continue;
         }
-        let path = dir.path().join(if filtered { "filtered.redb" } else { "bare.redb" });
+        let path = kept
+            .clone()
+            .unwrap_or_else(|| dir.path().join(if filtered { "filtered.redb" } else { "bare.redb" }));
         let redb = RedbStore::open(&path).unwrap();
         let mut figures = if filtered {
             let mut store = SeenFilter::new(redb);
-            let figures = store_run(&mut store, urls, batch_new);
+            let figures = store_run(&mut store, urls, batch_new, &path);
             drop(store);
             figures
         } else {
             let mut store = redb;
-            store_run(&mut store, urls, batch_new)
+            store_run(&mut store, urls, batch_new, &path)
         };
         figures.file_bytes = std::fs::metadata(&path).unwrap().len();
+        if kept.is_some() {
+            // Kept for `-- reopen` in a process of its own (its resident set alone); no
+            // compact (hours at 10^8 URLs on this machine, and measured at the smaller sizes).
+            println!(
+                "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | – |",
+                if filtered { "SeenFilter<RedbStore>" } else { "RedbStore" },
+                figures.new_per_s,
+                figures.new_per_cpu_s,
+                figures.new_written_per_url,
+                figures.repeat_per_s,
+                figures.all_per_s,
+                figures.file_bytes as f64 / urls as f64,
+            );
+            println!("kept {} ({} bytes)", path.display(), figures.file_bytes);
+            continue;
+        }
         let mut redb = RedbStore::open(&path).unwrap();
         redb.compact().unwrap();
         let compacted = std::fs::metadata(&path).unwrap().len();
@@ -345,18 +413,72 @@ fn store_part(urls: u64, batch_new: u64) {
     }
 }
 
+/// Opens the store kept at `path` by `store` (`SEEN_BENCH_FILE`), as a resumed crawl does, in a
+/// process of its own: `RedbStore::open` (which rebuilds the seen-set entries held in memory)
+/// and then `SeenFilter::open` (the index), each timed, with the resident set after each.
+fn reopen_part(path: &std::path::Path) {
+    println!("## reopen: {}", path.display());
+    let (rss_before, cpu_before) = (resident_bytes(), cpu_seconds());
+    let started = Instant::now();
+    let redb = RedbStore::open(path).unwrap();
+    let redb_time = started.elapsed();
+    let (rss_redb, cpu_redb) = (resident_bytes(), cpu_seconds());
+    let held = redb.unmerged_urls();
+    println!(
+        "RedbStore::open: {:.2} s ({:.1} CPU-s), {held} seen-set entries held in memory, resident set {:.2} GB ({:.2} GB before)",
+        redb_time.as_secs_f64(),
+        cpu_redb - cpu_before,
+        rss_redb as f64 / 1e9,
+        rss_before as f64 / 1e9,
+    );
+    let started = Instant::now();
+    let store = SeenFilter::open(redb).unwrap();
+    let filter_time = started.elapsed();
+    let urls = store.index().len();
+    println!(
+        "SeenFilter::open after it: {:.2} s ({:.1} CPU-s, {:.0} URLs/s) for {urls} URLs, resident set {:.2} GB, peak {:.2} GB",
+        filter_time.as_secs_f64(),
+        cpu_seconds() - cpu_redb,
+        per_s(urls as u64, filter_time),
+        resident_bytes() as f64 / 1e9,
+        peak_resident_bytes() as f64 / 1e9,
+    );
+    if std::env::var("SEEN_BENCH_TABLES").is_ok() {
+        let started = Instant::now();
+        let tables: Vec<String> = store
+            .store()
+            .table_bytes()
+            .unwrap()
+            .into_iter()
+            .map(|(table, bytes)| format!("{table} {:.1}", bytes as f64 / urls as f64))
+            .collect();
+        println!(
+            "bytes/URL by table (not compacted): {} ({:.1} s)",
+            tables.join(", "),
+            started.elapsed().as_secs_f64()
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|arg| arg == "--list") {
         return; // `cargo test --benches` asks for the list of benches: there are none to list.
     }
     let which = |part: &str| {
-        !args.iter().any(|arg| arg == "index" || arg == "store") || args.iter().any(|arg| arg == part)
+        !args.iter().any(|arg| arg == "index" || arg == "store" || arg == "reopen")
+            || args.iter().any(|arg| arg == part)
     };
     let env =
         |name: &str, default: u64| std::env::var(name).ok().and_then(|n| n.parse().ok()).unwrap_or(default);
     if which("store") {
         store_part(env("SEEN_BENCH_STORE_URLS", 1_000_000), env("SEEN_BENCH_BATCH_NEW", 1_000));
+    }
+    if args.iter().any(|arg| arg == "reopen") {
+        let path =
+            std::env::var_os("SEEN_BENCH_FILE").expect("`reopen` opens the file SEEN_BENCH_FILE names");
+        reopen_part(std::path::Path::new(&path));
+        return;
     }
     if which("index") {
         index_part(env("SEEN_BENCH_INDEX_URLS", 100_000_000));
