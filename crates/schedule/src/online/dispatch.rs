@@ -312,8 +312,7 @@ impl<O: Objective> Scheduler<O> {
             return None;
         }
         let host_threshold = lambda0 + state.lambda;
-        if state.needs_rekey(host_threshold, REKEY_TOLERANCE) {
-            state.rekey(self.objective, &self.pages, host_threshold);
+        if state.refresh_keys(self.objective, &self.pages, host_threshold) {
             self.stats.host_rekeys += 1;
         }
         let fresh = state.fresh_head(self.objective, &self.pages, host_threshold)?;

@@ -3,7 +3,6 @@
 use freshet_policy::Objective;
 
 use super::keys::{due_time, value_now};
-use super::scheduler::REKEY_TOLERANCE;
 use super::{HostId, OnlineError, OnlineResult, PageId, Scheduler};
 
 /// Where a page stands, from its own curve outwards: first its value against `λ_0`, then its
@@ -119,9 +118,7 @@ impl<O: Objective> Scheduler<O> {
     /// copy: re-keyed under `threshold` if due for it, stale heads refreshed).
     fn next_on_host(&self, host_index: u32, threshold: f64) -> Option<u32> {
         let mut host = self.hosts.get(host_index as usize)?.clone();
-        if host.needs_rekey(threshold, REKEY_TOLERANCE) {
-            host.rekey(self.objective, &self.pages, threshold);
-        }
+        host.refresh_keys(self.objective, &self.pages, threshold);
         host.fresh_head(self.objective, &self.pages, threshold).map(|fresh| fresh.head.page)
     }
 }

@@ -26,9 +26,13 @@ pub(super) struct HeadView {
 /// this many fetches' inverse).
 const HOST_LAMBDA_SMOOTHING: f64 = 1.0 / 16.0;
 
-/// A drift of the host threshold past this fraction re-keys the host's queue when it next
-/// surfaces, paid for or not.
-const LARGE_DRIFT: f64 = 0.25;
+/// A fall of the host threshold past this fraction re-keys the host's queue when it next
+/// surfaces, paid for or not (its keys are late then). It was 25%, for rises too; at 25% for
+/// falls alone, keys stayed late through the fall of `λ_0` after a first crawl of 10^7 pages
+/// (the fetch rate fell from 0.772 to 0.745 of the budget there, the expected freshness from
+/// 0.9826 to 0.9810 of the optimum); at 10% it is 0.777 and 0.9830 (BENCHMARKS.md, "Online
+/// scheduler").
+const LARGE_DRIFT: f64 = 0.1;
 
 /// How many heads a host re-keys one by one before it re-keys its whole queue.
 const HEAD_REFRESHES: u32 = 16;
@@ -70,7 +74,8 @@ pub(super) struct HostState {
     /// Pages pushed on its queue since the last re-keying.
     pub(super) pushes_since_rekey: u32,
     /// The largest `V(∞)` of a page keyed `∞` (worth less than the threshold at any age): once
-    /// the threshold falls below it, that page is due and its key wrong, so the queue is re-keyed.
+    /// the threshold falls below it, that page's key is wrong, so the pages keyed `∞` are
+    /// keyed again (`reveal_hidden`).
     pub(super) hidden_ceiling: f64,
     /// Cache of the queue's live head (the entry `head` returns) and of its page's slot, so that
     /// a look at a host whose queue and head page have not changed since the last look reads
@@ -269,19 +274,73 @@ impl HostState {
         self.pushes_since_rekey = 0;
     }
 
+    /// Brings the queue's keys up to date before a look under `threshold`: the whole queue is
+    /// re-keyed if `needs_rekey` says so, else the pages keyed `∞` are keyed again if the
+    /// threshold fell below the `V(∞)` of one of them. Returns whether the whole queue was
+    /// re-keyed.
+    pub(super) fn refresh_keys<O: Objective>(
+        &mut self,
+        objective: O,
+        pages: &[PageSlot],
+        threshold: f64,
+    ) -> bool {
+        if self.needs_rekey(threshold, super::scheduler::REKEY_TOLERANCE) {
+            self.rekey(objective, pages, threshold);
+            true
+        } else {
+            if threshold < self.hidden_ceiling {
+                self.reveal_hidden(objective, pages, threshold);
+            }
+            false
+        }
+    }
+
+    /// Keys again, under `threshold`, the pages keyed `∞` (their `V(∞)` was below the threshold
+    /// they were keyed under), and drops the stale ones among them; the other keys stay. A pass
+    /// over the queue's buffer (sequential), reading the page slots of the hidden pages only, and
+    /// a heapify: `O(n_i)` but far cheaper than `rekey`, which reads every page's slot and
+    /// inverts every page's value curve. The threshold crosses the `V(∞)` of hidden pages often:
+    /// after a first crawl at 10^7 pages (13% of the pages are worth nothing at `λ_0`, and
+    /// `λ_0` falls by a tenth), 0.14 per `next`/`fetched` pair, each a full re-keying of a
+    /// 100-page queue (BENCHMARKS.md, "Online scheduler").
+    pub(super) fn reveal_hidden<O: Objective>(&mut self, objective: O, pages: &[PageSlot], threshold: f64) {
+        self.forget_head();
+        let mut entries = std::mem::take(&mut self.queue).into_vec();
+        let mut hidden_ceiling = 0.0_f64;
+        entries.retain_mut(|entry| {
+            if entry.key != f64::INFINITY {
+                return true;
+            }
+            match pages.get(entry.page as usize) {
+                Some(slot) if slot.is_live(entry) => {
+                    entry.key = due_time(objective, slot, threshold);
+                    if entry.key == f64::INFINITY {
+                        hidden_ceiling = hidden_ceiling.max(objective.marginal_at_zero(slot.page()));
+                    }
+                    true
+                }
+                _ => false,
+            }
+        });
+        self.hidden_ceiling = hidden_ceiling;
+        self.queue = BinaryHeap::from(entries);
+    }
+
     /// True when the threshold drifted past `tolerance` from the one the keys were computed with,
     /// and enough pages were pushed since the last re-keying to pay for another (`O(1)`
-    /// amortised per push); or past `LARGE_DRIFT` at all: then the order may be far off (keys
-    /// computed above a page's `V(∞)` are `∞`), and a host whose head is not due may serve
-    /// nothing, so pay nothing back, until it is re-keyed. `λ_0` moves that far only in
-    /// transients.
+    /// amortised per push); or fell past `LARGE_DRIFT` below it: then keys are late (a page is
+    /// due before its key says, and a host whose head is not due may hold pages that are), so
+    /// pay nothing back, until it is re-keyed. A threshold that rose leaves keys early instead:
+    /// `fresh_head` pushes each early head back to its fresh key before the host is judged, so
+    /// the head it returns is the page due first (keys computed under a lower threshold are at
+    /// or before their pages' due times now, and at or after the head's), at `O(log n_i)` per page instead of `O(n_i)`
+    /// per drift. Re-keying on a large rise too (the first version) re-keyed 3·10^6 queues of
+    /// 100 pages in the first crawl of 10^7 pages, where each host's `λ_i` climbs fetch by fetch
+    /// (BENCHMARKS.md, "Online scheduler"). `λ_0` moves that far only in transients.
     pub(super) fn needs_rekey(&self, threshold: f64, tolerance: f64) -> bool {
-        let drift = (threshold / self.keyed_threshold - 1.0).abs();
+        let ratio = threshold / self.keyed_threshold;
         let paid = 2 * self.pushes_since_rekey as usize >= self.live_pages as usize;
-        (drift > tolerance && paid)
-            || drift > LARGE_DRIFT
-            || threshold < self.hidden_ceiling
-            || self.needs_compaction()
+        ((ratio - 1.0).abs() > tolerance && paid) || ratio < 1.0 - LARGE_DRIFT || self.needs_compaction()
     }
 
     /// True when stale entries outnumber live ones enough to be worth a sweep.
@@ -371,7 +430,12 @@ mod tests {
 
     use proptest::prelude::*;
 
+    use freshet_policy::Objective;
+    use freshet_policy::objective::Freshness;
+
     use super::HostState;
+    use crate::online::keys::due_time;
+    use crate::online::page::{PageEntry, PageSlot};
     use crate::online::{Budget, Decision, HostId, Outcome, PageId, Politeness, Scheduler};
 
     /// What the driver does at one step.
@@ -459,6 +523,93 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// A page of a generated host: weight, change rate, last fetch (`None`: never fetched).
+    type GeneratedPage = (f32, f32, Option<f64>);
+
+    fn generated_pages() -> impl Strategy<Value = Vec<GeneratedPage>> {
+        proptest::collection::vec(
+            (0.1_f32..10.0, 0.01_f32..1.0, proptest::option::weighted(0.8, -50.0_f64..0.0)),
+            1..60,
+        )
+    }
+
+    /// The generated pages in a page vector, and a host holding them all, keyed under
+    /// `threshold`.
+    fn keyed_host(generated: &[GeneratedPage], threshold: f64) -> (HostState, Vec<PageSlot>) {
+        let mut host = HostState::new(Politeness::default());
+        let mut pages = Vec::new();
+        for (index, &(weight, change_rate, last)) in generated.iter().enumerate() {
+            let mut slot = PageSlot::new(weight, change_rate, -60.0, 0, 1);
+            if let Some(last) = last {
+                slot.mark_fetched(last);
+            }
+            pages.push(slot);
+            let key = due_time(Freshness, &slot, threshold);
+            host.push(PageEntry { key, page: index as u32, generation: slot.generation() }, &slot);
+            host.live_pages += 1;
+        }
+        host.rekey(Freshness, &pages, threshold);
+        (host, pages)
+    }
+
+    proptest! {
+        /// Revealing the hidden pages under a lower threshold keys them as a re-key would, keeps
+        /// every other key, and leaves the ceiling of the pages still hidden.
+        #[test]
+        fn revealing_keys_the_hidden_pages_as_a_rekey_would(
+            generated in generated_pages(),
+            threshold in 0.05_f64..50.0,
+            fall in 0.3_f64..1.0,
+        ) {
+            let (mut host, pages) = keyed_host(&generated, threshold);
+            let lower = threshold * fall;
+            host.reveal_hidden(Freshness, &pages, lower);
+            let mut seen = vec![false; pages.len()];
+            let mut ceiling = 0.0_f64;
+            for entry in host.queued() {
+                let slot = &pages[entry.page as usize];
+                let before = due_time(Freshness, slot, threshold);
+                let expected = if before == f64::INFINITY { due_time(Freshness, slot, lower) } else { before };
+                prop_assert_eq!(entry.key.to_bits(), expected.to_bits(), "page {}", entry.page);
+                if entry.key == f64::INFINITY {
+                    ceiling = ceiling.max(Freshness.marginal_at_zero(slot.page()));
+                }
+                prop_assert!(!seen[entry.page as usize], "page {} twice", entry.page);
+                seen[entry.page as usize] = true;
+            }
+            prop_assert!(seen.iter().all(|&present| present), "a page was lost");
+            prop_assert_eq!(host.hidden_ceiling.to_bits(), ceiling.to_bits());
+            // And the heap order holds: the head is the smallest key.
+            let smallest = host.queued().map(|entry| entry.key).fold(f64::INFINITY, f64::min);
+            let head = host.head(&pages).map(|head| head.key);
+            prop_assert_eq!(head.map(f64::to_bits), Some(smallest.to_bits()));
+        }
+
+        /// After the threshold rose, with no re-key, the head `fresh_head` returns is a page due
+        /// first under the new threshold (keys computed under a lower one are early).
+        #[test]
+        fn after_a_rise_the_fresh_head_is_due_first(
+            generated in generated_pages(),
+            threshold in 0.05_f64..50.0,
+            rise in 1.0_f64..4.0,
+        ) {
+            let (mut host, pages) = keyed_host(&generated, threshold);
+            let higher = threshold * rise;
+            let earliest = pages
+                .iter()
+                .map(|slot| due_time(Freshness, slot, higher))
+                .fold(f64::INFINITY, f64::min);
+            match host.fresh_head(Freshness, &pages, higher) {
+                Some(fresh) => {
+                    let due = due_time(Freshness, &pages[fresh.head.page as usize], higher);
+                    prop_assert_eq!(due.to_bits(), earliest.to_bits());
+                    prop_assert_eq!(fresh.due.to_bits(), earliest.to_bits());
+                }
+                None => prop_assert!(false, "no head"),
             }
         }
     }

@@ -72,7 +72,9 @@
 //!   pushed, and a heap is re-keyed when that threshold has moved by more than 5% (amortised:
 //!   only after as many pushes as half its pages). So the order inside a host is exact for pages
 //!   with equal `(w, λ)` (their curves are ordered by age, the seed's hint) and approximate
-//!   otherwise. A drift past 25%, or below the `V(∞)` of a page keyed `∞`, re-keys at once. No
+//!   otherwise. A fall past 10% re-keys at once (keys are late then); a rise leaves keys early,
+//!   and the head refresh below keeps the head exact. A threshold below the `V(∞)` of a page
+//!   keyed `∞` keys those pages again, and only those (`HostState::reveal_hidden`). No
 //!   decision scans a host's pages (the first version scanned capacity-bound hosts for their
 //!   highest value: `O(n_i)` per fetch, most of the time in `benches/online.rs`).
 //! * A head whose key was computed under a lower threshold than now is pushed back with its
