@@ -248,6 +248,22 @@ struct Interval {
     slowest: Duration,
 }
 
+/// One row of the store table; the compacted size is `–` for a store kept uncompacted.
+fn print_store_row(filtered: bool, figures: &StoreFigures, urls: u64, compacted: Option<u64>) {
+    let compacted =
+        compacted.map_or_else(|| "–".to_owned(), |bytes| format!("{:.0}", bytes as f64 / urls as f64));
+    println!(
+        "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {compacted} |",
+        if filtered { "SeenFilter<RedbStore>" } else { "RedbStore" },
+        figures.new_per_s,
+        figures.new_per_cpu_s,
+        figures.new_written_per_url,
+        figures.repeat_per_s,
+        figures.all_per_s,
+        figures.file_bytes as f64 / urls as f64,
+    );
+}
+
 fn store_run(
     store: &mut impl FrontierStore,
     urls: u64,
@@ -360,16 +376,7 @@ fn store_part(urls: u64, batch_new: u64) {
         if kept.is_some() {
             // Kept for `-- reopen` in a process of its own (its resident set alone); no
             // compact (hours at 10^8 URLs on this machine, and measured at the smaller sizes).
-            println!(
-                "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | – |",
-                if filtered { "SeenFilter<RedbStore>" } else { "RedbStore" },
-                figures.new_per_s,
-                figures.new_per_cpu_s,
-                figures.new_written_per_url,
-                figures.repeat_per_s,
-                figures.all_per_s,
-                figures.file_bytes as f64 / urls as f64,
-            );
+            print_store_row(filtered, &figures, urls, None);
             println!("kept {} ({} bytes)", path.display(), figures.file_bytes);
             continue;
         }
@@ -391,17 +398,7 @@ fn store_part(urls: u64, batch_new: u64) {
             drop(redb);
         }
         std::fs::remove_file(&path).unwrap();
-        println!(
-            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
-            if filtered { "SeenFilter<RedbStore>" } else { "RedbStore" },
-            figures.new_per_s,
-            figures.new_per_cpu_s,
-            figures.new_written_per_url,
-            figures.repeat_per_s,
-            figures.all_per_s,
-            figures.file_bytes as f64 / urls as f64,
-            compacted as f64 / urls as f64,
-        );
+        print_store_row(filtered, &figures, urls, Some(compacted));
     }
     if let Some((time, len)) = rebuild {
         assert_eq!(len as u64, urls);

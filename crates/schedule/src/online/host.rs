@@ -255,23 +255,40 @@ impl HostState {
 
     /// Recomputes every live key with `threshold` and drops stale entries: `O(n_i)`.
     pub(super) fn rekey<O: Objective>(&mut self, objective: O, pages: &[PageSlot], threshold: f64) {
+        self.recompute_keys(objective, pages, threshold, false);
+        self.keyed_threshold = threshold;
+        self.pushes_since_rekey = 0;
+    }
+
+    /// Recomputes the keys with `threshold` (only those now `∞` if `hidden_only`), drops the
+    /// stale entries among them, and sets `hidden_ceiling` from the pages still keyed `∞`.
+    fn recompute_keys<O: Objective>(
+        &mut self,
+        objective: O,
+        pages: &[PageSlot],
+        threshold: f64,
+        hidden_only: bool,
+    ) {
         self.forget_head();
         let mut entries = std::mem::take(&mut self.queue).into_vec();
         let mut hidden_ceiling = 0.0_f64;
-        entries.retain_mut(|entry| match pages.get(entry.page as usize) {
-            Some(slot) if slot.is_live(entry) => {
-                entry.key = due_time(objective, slot, threshold);
-                if entry.key == f64::INFINITY {
-                    hidden_ceiling = hidden_ceiling.max(objective.marginal_at_zero(slot.page()));
-                }
-                true
+        entries.retain_mut(|entry| {
+            if hidden_only && entry.key != f64::INFINITY {
+                return true;
             }
-            _ => false,
+            match pages.get(entry.page as usize) {
+                Some(slot) if slot.is_live(entry) => {
+                    entry.key = due_time(objective, slot, threshold);
+                    if entry.key == f64::INFINITY {
+                        hidden_ceiling = hidden_ceiling.max(objective.marginal_at_zero(slot.page()));
+                    }
+                    true
+                }
+                _ => false,
+            }
         });
         self.hidden_ceiling = hidden_ceiling;
         self.queue = BinaryHeap::from(entries);
-        self.keyed_threshold = threshold;
-        self.pushes_since_rekey = 0;
     }
 
     /// Brings the queue's keys up to date before a look under `threshold`: the whole queue is
@@ -304,26 +321,7 @@ impl HostState {
     /// `λ_0` falls by a tenth), 0.14 per `next`/`fetched` pair, each a full re-keying of a
     /// 100-page queue (BENCHMARKS.md, "Online scheduler").
     pub(super) fn reveal_hidden<O: Objective>(&mut self, objective: O, pages: &[PageSlot], threshold: f64) {
-        self.forget_head();
-        let mut entries = std::mem::take(&mut self.queue).into_vec();
-        let mut hidden_ceiling = 0.0_f64;
-        entries.retain_mut(|entry| {
-            if entry.key != f64::INFINITY {
-                return true;
-            }
-            match pages.get(entry.page as usize) {
-                Some(slot) if slot.is_live(entry) => {
-                    entry.key = due_time(objective, slot, threshold);
-                    if entry.key == f64::INFINITY {
-                        hidden_ceiling = hidden_ceiling.max(objective.marginal_at_zero(slot.page()));
-                    }
-                    true
-                }
-                _ => false,
-            }
-        });
-        self.hidden_ceiling = hidden_ceiling;
-        self.queue = BinaryHeap::from(entries);
+        self.recompute_keys(objective, pages, threshold, true);
     }
 
     /// True when the threshold drifted past `tolerance` from the one the keys were computed with,
