@@ -223,9 +223,11 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
             let bound = crate::admin::serve(address, crawler.admin()).await?;
             eprintln!("serving /metrics, /status and /explain on http://{bound}");
         }
-        let progress = tokio::spawn(show_progress(crawler.admin()));
+        let (crawl_over, over) = tokio::sync::oneshot::channel();
+        let progress = tokio::spawn(show_progress(crawler.admin(), over));
         let summary = crawler.run(interrupted()).await;
-        // The crawl is over and its status channel closed: the line clears itself.
+        // The crawl is over: the line clears itself at once (not at its next second's tick).
+        let _ = crawl_over.send(());
         let _ = progress.await;
         anyhow::Ok(summary?)
     })?;
@@ -259,8 +261,8 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
 
 /// A live line on standard error while the crawl runs (drawn only on a terminal): pages and
 /// their rate, bytes, answers not ok, new URLs, pages due, hosts and `λ_0`, from the crawl's
-/// own status every second.
-async fn show_progress(admin: freshet_crawl::Admin) {
+/// own status every second, until `over` completes (or the crawl's status channel closes).
+async fn show_progress(admin: freshet_crawl::Admin, mut over: tokio::sync::oneshot::Receiver<()>) {
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     while let Some(status) = admin.status().await {
@@ -277,7 +279,10 @@ async fn show_progress(admin: freshet_crawl::Admin) {
             status.expected_freshness,
         ));
         bar.tick();
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+            _ = &mut over => break,
+        }
     }
     bar.finish_and_clear();
 }
