@@ -77,8 +77,8 @@ fn a_crawl_killed_at_any_moment_resumes_without_losing_or_repeating_pages() {
     killed_and_resumed(1);
 }
 
-/// With several requests in flight per host, finished fetches wait for the group commit in
-/// their slots (`COMMIT_WAIT`): a kill repeats at most the slots' fetches, never more.
+/// With several requests in flight per host, a kill repeats at most the slots' fetches: a
+/// slot is free again only after the group commit that makes its fetch durable.
 #[test]
 fn a_crawl_with_several_slots_per_host_killed_repeats_at_most_its_slots() {
     killed_and_resumed(3);

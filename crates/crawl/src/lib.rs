@@ -16,12 +16,9 @@
 //! scheduler, sans-IO), the [`RedbStore`](freshet_frontier::RedbStore), the WARC writer and the
 //! log. It asks the scheduler `next(now)`; a `Fetch` becomes a job spawned on a `JoinSet` (at
 //! most [`CrawlConfig::max_in_flight`]); `WaitUntil(t)` sleeps until `t`, a job's end or the stop
-//! signal, whichever comes first. Jobs that end wait in their slots for the next group commit,
-//! due when at least half of the slots in use wait for it or a few milliseconds after the last
-//! one (so that one commit covers many pages in a fast crawl); then every one is handled, and
-//! the group commit follows: WARC `sync`, the log's lines written out, one store transaction
-//! (completions, discovered links, skips). A slot is free again only after that commit, so no
-//! fetch starts while a finished one is not durable. That is the store's documented order: a page is never marked
+//! signal, whichever comes first. When jobs end, every one that has ended is handled, then one
+//! group commit: WARC `sync`, the log's lines written out, one store transaction (completions,
+//! discovered links, skips). That is the store's documented order: a page is never marked
 //! fetched before its records are durable and its log line written; a crash in between
 //! refetches it, archives it and logs it twice, which WARC and the log allow.
 //!

@@ -12,7 +12,7 @@ use freshet_schedule::online::{Outcome as Done, Politeness};
 use freshet_warc::{Capture, CaptureResponse, EncodedCapture, RefersTo, Truncation, WarcDate};
 
 use super::adapt::note_delay_change;
-use super::{Crawler, parse_stored};
+use super::{Crawler, parse_stored, unix_now};
 use crate::capacity::DelayChange;
 use crate::error::Result;
 use crate::hosts::Verdict;
@@ -26,8 +26,9 @@ pub(crate) fn log_time(time: SystemTime) -> String {
 }
 
 impl Crawler {
-    /// Handles a job that ran to its end and was joined at `now`.
-    pub(super) fn complete(&mut self, job: Job, result: JobResult, now: f64) -> Result<()> {
+    /// Handles a job that ran to its end.
+    pub(super) fn complete(&mut self, job: Job, result: JobResult) -> Result<()> {
+        let now = unix_now();
         let fetches = match result.fetches {
             Ok(fetches) => fetches,
             Err(error) => {

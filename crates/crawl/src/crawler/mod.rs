@@ -98,14 +98,6 @@ pub struct Crawler {
     seeds: Vec<Url>,
     jobs: JoinSet<JobResult>,
     in_flight: HashMap<Id, Job>,
-    /// Jobs that ended and await the next group commit, with when each was joined (Unix
-    /// seconds, the time the scheduler and the store hear): handled together just before it
-    /// (see [`Crawler::commit_due`]). Until then each keeps its slot, so a fetch is never
-    /// started while a finished one is not yet durable: a `kill -9` repeats at most the
-    /// fetches of the slots.
-    finished: Vec<(Joined, f64)>,
-    /// When the last group commit ended.
-    last_commit: Instant,
     pending: Vec<Op>,
     pending_urls: Vec<Url>,
     back_offs: HashMap<PageId, u32>,
@@ -141,17 +133,6 @@ pub struct Crawler {
 /// How long a page picked while its host's robots.txt is in flight waits before it is offered
 /// again (only with more than one slot per host).
 const ROBOTS_WAIT: Duration = Duration::from_millis(5);
-
-/// The least time between two group commits while fetches are still running. A group commit
-/// costs two `fdatasync`s and a redb transaction whatever it holds, about 15% of a fast
-/// crawl's CPU at ~10 pages a commit (BENCHMARKS.md, "Group commits"); waiting this long
-/// lets one commit cover more pages. A finished job holds its slot meanwhile, and a host's
-/// delay counts from the end of its request, not from the commit, so a polite crawl (delays
-/// of a second) loses nothing.
-const COMMIT_WAIT: Duration = Duration::from_millis(8);
-
-/// A job as the `JoinSet` gives it back: its result, or why it has none (aborted, panicked).
-type Joined = std::result::Result<(Id, JobResult), tokio::task::JoinError>;
 
 /// Seconds since the Unix epoch: the scheduler's and the store's time (see the crate docs).
 pub(crate) fn unix_now() -> f64 {
@@ -207,8 +188,6 @@ impl Crawler {
             seeds: Vec::new(),
             jobs: JoinSet::new(),
             in_flight: HashMap::new(),
-            finished: Vec::new(),
-            last_commit: Instant::now(),
             pending: Vec::new(),
             pending_urls: Vec::new(),
             back_offs: HashMap::new(),
@@ -385,10 +364,7 @@ impl Crawler {
         loop {
             let mut wait = None;
             let mut idle = false;
-            while !stopping
-                && !self.page_limit_reached()
-                && self.jobs.len() + self.finished.len() < self.config.max_in_flight
-            {
+            while !stopping && !self.page_limit_reached() && self.jobs.len() < self.config.max_in_flight {
                 let now = unix_now();
                 match self.scheduler.next(now) {
                     Decision::Fetch { page, host } => self.start(page, host, now)?,
@@ -404,11 +380,6 @@ impl Crawler {
             }
             if !self.pending.is_empty() {
                 self.settle()?;
-            }
-            if self.commit_due(stopping) {
-                self.handle_finished()?;
-                self.settle()?;
-                continue;
             }
             if self.jobs.is_empty() {
                 if stopping || self.page_limit_reached() || (idle && self.scheduler.is_empty()) {
@@ -432,20 +403,19 @@ impl Crawler {
                     self.abandon(StopReason::TimeUp)?;
                 }
                 Some(joined) = self.jobs.join_next_with_id() => {
-                    self.finished.push((joined, unix_now()));
+                    self.joined(joined)?;
                     while let Some(joined) = self.jobs.try_join_next_with_id() {
-                        self.finished.push((joined, unix_now()));
+                        self.joined(joined)?;
                     }
+                    self.settle()?;
                 }
                 Some(request) = self.admin_requests.recv() => self.answer(request),
-                () = tokio::time::sleep_until(self.last_commit + COMMIT_WAIT), if !self.finished.is_empty() => {}
                 () = tokio::time::sleep(sleep.unwrap_or_default()), if sleep.is_some() => {}
             }
         }
         while let Some(joined) = self.jobs.join_next_with_id().await {
-            self.finished.push((joined, unix_now()));
+            self.joined(joined)?;
         }
-        self.handle_finished()?;
         self.save_host_turns();
         self.settle()?;
         if self.summary.stopped == StopReason::Done && self.page_limit_reached() {
@@ -622,34 +592,15 @@ impl Crawler {
             && self.seeds.iter().any(|seed| config.scope.in_scope(seed, url))
     }
 
-    /// Whether the jobs that ended are handled and committed now: when at least half of the
-    /// slots in use wait for it (so with no job running, at once: nothing would join the
-    /// group; and a crawl of few hosts is not held back), when `COMMIT_WAIT` has passed since
-    /// the last group commit, or when the crawl is stopping.
-    fn commit_due(&self, stopping: bool) -> bool {
-        !self.finished.is_empty()
-            && (stopping
-                || self.finished.len() >= self.jobs.len()
-                || self.last_commit.elapsed() >= COMMIT_WAIT)
-    }
-
-    /// Handles every job that ended since the last group commit, in the order they ended.
-    fn handle_finished(&mut self) -> Result<()> {
-        for (joined, now) in std::mem::take(&mut self.finished) {
-            self.joined(joined, now)?;
-        }
-        Ok(())
-    }
-
-    /// A finished (or aborted, or panicked) job, joined at `now`.
-    fn joined(&mut self, joined: Joined, now: f64) -> Result<()> {
+    /// A finished (or aborted, or panicked) job.
+    fn joined(&mut self, joined: std::result::Result<(Id, JobResult), tokio::task::JoinError>) -> Result<()> {
         let (id, result) = match joined {
             Ok((id, result)) => (id, Some(result)),
             Err(error) => (error.id(), None),
         };
         let Some(job) = self.in_flight.remove(&id) else { return Ok(()) };
         match result {
-            Some(result) => self.complete(job, result, now),
+            Some(result) => self.complete(job, result),
             // Aborted at shutdown: the page was never marked started in the store, so it is due
             // again on resume. The scheduler is dropped with the crawler.
             None => Ok(()),
@@ -663,7 +614,6 @@ impl Crawler {
     /// whose pages are still due: they are fetched, and logged, again on resume; the other
     /// order lost the lines of pages already marked fetched, which were never fetched again.
     fn settle(&mut self) -> Result<()> {
-        self.last_commit = Instant::now();
         if self.warc_dirty {
             self.warc.sync()?;
             self.warc_dirty = false;
