@@ -135,6 +135,20 @@ pub fn path_and_query(url: &Url) -> &str {
     &url[url::Position::BeforePath..url::Position::AfterQuery]
 }
 
+/// The ASCII serialization of `url`'s origin (`http://a.test:8080`, no default port), the
+/// frontier's host key: what `url.origin().ascii_serialization()` gives, taken as a slice of
+/// the URL itself when it has no user information (an `http`/`https` URL's text starts with
+/// exactly that: its host is already ASCII and a default port already left out), so that the
+/// crawler does not build an `Origin` for every link it follows.
+#[must_use]
+pub fn origin_key(url: &Url) -> String {
+    if matches!(url.scheme(), "http" | "https") && url.username().is_empty() && url.password().is_none() {
+        url[..url::Position::AfterPort].to_owned()
+    } else {
+        url.origin().ascii_serialization()
+    }
+}
+
 /// Whether `octet` is an RFC 3986 §2.3 unreserved character.
 const fn is_unreserved(octet: u8) -> bool {
     octet.is_ascii_alphanumeric() || matches!(octet, b'-' | b'.' | b'_' | b'~')

@@ -28,7 +28,9 @@ mod error;
 mod scope;
 
 pub use address::{AddressClass, classify, is_refused_by_default};
-pub use canonical::{SESSION_PARAMETERS, canonicalize, canonicalize_url, path_and_query, resolve};
+pub use canonical::{
+    SESSION_PARAMETERS, canonicalize, canonicalize_url, origin_key, path_and_query, resolve,
+};
 pub use error::UrlError;
 pub use scope::{Scope, registered_domain};
 pub use url::Url;

@@ -1,9 +1,10 @@
 //! Canonicalisation is idempotent, and equal canonical forms survive a round trip through text:
 //! `canonicalize(canonicalize(x).as_str()) == canonicalize(x)` for URLs built from the awkward
-//! parts every rule deals with (case, ports, dots, escapes, empty queries, fragments, IDNA).
+//! parts every rule deals with (case, ports, dots, escapes, empty queries, fragments, IDNA);
+//! and the host key cut from a canonical URL is its origin's serialization.
 #![allow(clippy::unwrap_used)]
 
-use freshet_url::canonicalize;
+use freshet_url::{canonicalize, origin_key};
 use proptest::prelude::*;
 
 fn scheme() -> impl Strategy<Value = &'static str> {
@@ -56,5 +57,21 @@ proptest! {
         prop_assert_eq!(once.as_str(), twice.as_str(), "input {}", input);
         prop_assert!(once.fragment().is_none());
         prop_assert!(once.query() != Some(""));
+    }
+
+    /// The host key taken as a slice of the URL is the origin's ASCII serialization, with
+    /// user information (which the slice would carry) or without.
+    #[test]
+    fn the_origin_key_is_the_origin_serialization(
+        scheme in scheme(),
+        userinfo in prop::sample::select(vec!["", "user@", "user:pass@", ":pass@"]),
+        host in host(),
+        port in port(),
+        segments in prop::collection::vec(segment(), 0..3),
+        query in query(),
+    ) {
+        let input = format!("{scheme}://{userinfo}{host}{port}/{}{query}", segments.join("/"));
+        let url = canonicalize(&input).unwrap();
+        prop_assert_eq!(origin_key(&url), url.origin().ascii_serialization(), "input {}", input);
     }
 }

@@ -570,7 +570,7 @@ impl Crawler {
         }
         self.pending.push(Op::Discover(Discovery {
             url: url.to_string(),
-            host: url.origin().ascii_serialization(),
+            host: freshet_url::origin_key(&url),
             weight: 1.0,
             change_rate: self.config.change_rate_prior,
             depth,
