@@ -52,10 +52,9 @@
 //! rendered at one version with two different noises and at the next version): a byte
 //! fingerprint calls all 1,000 noisy refetches changes; the signatures say `Same` for all 1,000
 //! and `Changed` for all 1,000 new versions. With the noise's classes renamed to neutral ones
-//! (only SimHash can absorb the ad and the timestamp, 13 words), 571 of 1,000 refetches are
-//! still recognised as near-duplicates (36 % of the shortest third of pages, 76 % of the
-//! longest; 577, 32 % and 77 % with signature format 1's shingle hash), and still no new
-//! version is missed. Fed to the estimator every 0.25 days on 40
+//! (only SimHash can absorb the ad and the timestamp, 13 words), 577 of 1,000 refetches are
+//! still recognised as near-duplicates (32 % of the shortest third of pages, 77 % of the
+//! longest), and still no new version is missed. Fed to the estimator every 0.25 days on 40
 //! pages, the verdicts give exactly the truth's observations (mean rate 0.579 changes/day),
 //! the byte fingerprint 19.1.
 //!

@@ -25,17 +25,10 @@
 //! test web draws every page from 64 words) are not near-duplicates. With equal weights and
 //! `m` of `n` shingles replaced, `cos θ ≈ 1 − m/n`, and (2) says how far that moves the hash.
 //!
-//! The feature hash of a shingle is made from its words' xxh3-64 hashes (each word is hashed
-//! once although it is in three shingles): the word hashes are combined in order, the `k`-th
-//! rotated left by `21·k` bits and all XORed, and the result goes through the SplitMix64
-//! finaliser (Stafford's "Mix13": two multiply–xorshift rounds, a bijection of `u64` that
-//! passes SMHasher's avalanche tests). xxh3 makes each word hash a uniform 64-bit value, so
-//! the combination is uniform too, distinct shingles combine to distinct values but with
-//! probability 2⁻⁶⁴, and the rotations make word order count; the finaliser then makes every
-//! output bit depend on every input bit, so that each of the 64 bits is a fair coin per
-//! shingle, independent of the other shingles', which (1) assumes. This replaced a second
-//! xxh3-64 over the 24 bytes of the three word hashes (signature format 1), at a fraction of
-//! its cost per word.
+//! The feature hash of a shingle is xxh3-64 of its words' xxh3-64 hashes (24 bytes, in
+//! order): xxh3 passes SMHasher's avalanche tests, so each of the 64 bits is an independent
+//! fair coin per shingle, which (1) assumes; hashing word hashes rather than text lets each
+//! word be hashed once although it is in three shingles.
 
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -198,21 +191,13 @@ impl ShingleHasher {
     }
 }
 
-/// The feature hash of a shingle from its words' hashes, in order (see the module docs).
+/// The feature hash of a shingle from its words' hashes, in order.
 fn shingle_hash(word_hashes: &[u64]) -> u64 {
-    let mut combined = 0u64;
-    for (position, &hash) in word_hashes.iter().enumerate() {
-        // `position` < SHINGLE_WORDS = 3: the rotation is 0, 21 or 42 bits.
-        combined ^= hash.rotate_left(21 * position as u32);
+    let mut bytes = [0u8; 8 * SHINGLE_WORDS];
+    for (slot, hash) in bytes.chunks_exact_mut(8).zip(word_hashes) {
+        slot.copy_from_slice(&hash.to_le_bytes());
     }
-    mix64(combined)
-}
-
-/// The SplitMix64 finaliser (Stafford's variant 13): a bijection of `u64` with full avalanche.
-fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    xxh3_64(&bytes[..8 * word_hashes.len()])
 }
 
 /// The SimHash of `words` (normalised) over [`SHINGLE_WORDS`]-word shingles.
