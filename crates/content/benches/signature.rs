@@ -41,7 +41,8 @@ fn static_site_page(i: u64, n: u64) -> String {
     let url = |j: u64| if j == 0 { "/".to_owned() } else { format!("/p/{j:05}.html") };
     let mut links: Vec<u64> = (20 * i + 1..=20 * i + 20).filter(|&c| c < n).collect();
     links.extend((0..10).map(|_| next(n)));
-    let nav: String = links.iter().map(|&j| format!("<li><a href=\"{}\">page {j}</a></li>\n", url(j))).collect();
+    let nav: String =
+        links.iter().map(|&j| format!("<li><a href=\"{}\">page {j}</a></li>\n", url(j))).collect();
     let head = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>Page {i}</title></head>\n<body>\n<header><a href=\"/\">home</a></header>\n\

@@ -627,7 +627,9 @@ mod tests {
             (HEADINGS, HEADING),
         ];
         let names = lists.iter().flat_map(|(list, _)| list.iter());
-        for name in names.chain(&["x-widget", "pp", "p\u{e9}", "abcdefghijklmnop", "abcdefghijklmnopq", "ul1"]) {
+        for name in
+            names.chain(&["x-widget", "pp", "p\u{e9}", "abcdefghijklmnop", "abcdefghijklmnopq", "ul1"])
+        {
             let expected =
                 lists.iter().filter(|(list, _)| list.contains(name)).fold(0, |flags, (_, flag)| flags | flag);
             assert_eq!(tag_flags(tag_key(name.as_bytes())), expected, "{name}");

@@ -233,7 +233,7 @@ fn ascii_into(run: &[u8], out: &mut Vec<u8>, in_word: &mut bool) {
     for chunk in &mut chunks {
         // `chunks_exact(8)` gives 8-byte chunks only: the conversion cannot fail.
         let bytes = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or([0; 8]));
-        let letters = bytes_in_range(bytes | SWAR_ONES * 0x20, b'a', b'z');
+        let letters = bytes_in_range(bytes | SWAR_SPACES, b'a', b'z');
         let word_bytes = letters | bytes_in_range(bytes, b'0', b'9');
         let separators = !word_bytes & SWAR_HIGH;
         // Byte `i` of `after_separator` is flagged when byte `i − 1` (little-endian: the one
@@ -242,7 +242,7 @@ fn ascii_into(run: &[u8], out: &mut Vec<u8>, in_word: &mut bool) {
         if separators & after_separator == 0 {
             // Every byte is kept: letters get the lower-case bit, separators become spaces.
             let word_byte_mask = (word_bytes >> 7) * 0xff;
-            let mapped = ((bytes | (letters >> 2)) & word_byte_mask) | (SWAR_ONES * 0x20 & !word_byte_mask);
+            let mapped = ((bytes | (letters >> 2)) & word_byte_mask) | (SWAR_SPACES & !word_byte_mask);
             out[written..written + 8].copy_from_slice(&mapped.to_le_bytes());
             written += 8;
             word = word_bytes >> 63 != 0;
@@ -273,6 +273,8 @@ fn ascii_byte_into(byte: u8, out: &mut [u8], written: &mut usize, word: &mut boo
 
 /// One in every byte of a `u64`.
 const SWAR_ONES: u64 = 0x0101_0101_0101_0101;
+/// A space (`0x20`, also ASCII's lower-case bit) in every byte of a `u64`.
+const SWAR_SPACES: u64 = SWAR_ONES * 0x20;
 /// The high bit of every byte of a `u64`.
 const SWAR_HIGH: u64 = 0x8080_8080_8080_8080;
 
