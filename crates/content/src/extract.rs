@@ -298,7 +298,8 @@ const fn with_flag(
     table
 }
 
-/// The flags of the tag `key`: 0 for a name on no list.
+/// The flags of the tag `key`: 0 for a name on no list. The probe ends: the table is never
+/// full (about 100 names in [`TAG_SLOTS`] slots), so it meets `key` or an empty slot.
 fn tag_flags(key: TagKey) -> u8 {
     let mut slot = tag_slot(key);
     loop {
