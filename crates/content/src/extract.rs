@@ -191,23 +191,127 @@ fn every_element() -> Selector {
 /// The element handler: pushes `el` on the walker's stack and arranges for its end tag to
 /// pop it.
 fn open_element(walker: &Rc<RefCell<Walker>>, el: &mut Element<'_, '_>) {
-    let name = el.tag_name();
+    // `lol_html` gives the name only as a new `String` (lower case); it is classified once
+    // here and dropped, and the stack keeps the integer key.
+    let key = tag_key(el.tag_name().as_bytes());
+    let flags = tag_flags(key);
     let mut state = walker.borrow_mut();
-    state.close_implied_by(&name);
+    state.close_implied_by(key, flags);
     // Inside dropped content nothing is kept, so the attributes need no look.
-    let dropped = state.dropped_open == 0 && is_noise(el, &name);
-    let block = !INLINE_ELEMENTS.contains(&name.as_str());
-    if block {
+    let dropped = state.dropped_open == 0 && is_noise(el, flags);
+    if flags & INLINE == 0 {
         state.flush();
     }
     // Void elements (and self-closed foreign ones) have no content and no end tag.
     let Some(end_tag_handlers) = el.end_tag_handlers() else { return };
-    let id = state.push(name, dropped, block);
+    let id = state.push(key, flags, dropped);
     let walker = Rc::clone(walker);
     end_tag_handlers.push(Box::new(move |_end| {
         walker.borrow_mut().close(id);
         Ok(())
     }));
+}
+
+/// A tag name as an integer: its bytes little-endian, zero-padded, for names of up to 16
+/// bytes (every name in this file's lists); a longer name is [`LONG_NAME`]. Distinct names
+/// give distinct keys, since a tag name holds no NUL byte (the tokenizer replaces it) and
+/// no `0xff` byte (never in UTF-8). Comparing keys replaces comparing strings, and the stack
+/// holds no `String`.
+type TagKey = u128;
+
+/// The key of every name longer than 16 bytes: all `0xff` bytes, no name's key. No list here
+/// holds such a name, so they are all alike: unknown, not inline, a block.
+const LONG_NAME: TagKey = TagKey::MAX;
+
+/// The [`TagKey`] of `name` (lower case).
+const fn tag_key(name: &[u8]) -> TagKey {
+    if name.len() > 16 {
+        return LONG_NAME;
+    }
+    let mut key: TagKey = 0;
+    let mut index = 0;
+    while index < name.len() {
+        key |= (name[index] as TagKey) << (8 * index);
+        index += 1;
+    }
+    key
+}
+
+// What the lists of this file say of a tag, as bits of a `u8`.
+
+/// In [`INLINE_ELEMENTS`].
+const INLINE: u8 = 1;
+/// In [`DROPPED_ELEMENTS`].
+const DROPPED: u8 = 1 << 1;
+/// In [`NEVER_NOISE_BY_CLASS`].
+const NEVER_NOISE: u8 = 1 << 2;
+/// In [`CLOSES_P`].
+const CLOSES_AN_OPEN_P: u8 = 1 << 3;
+/// In [`SCOPE_BOUNDARIES`].
+const SCOPE_BOUNDARY: u8 = 1 << 4;
+/// In [`HEADINGS`].
+const HEADING: u8 = 1 << 5;
+
+/// Slots of [`TAG_TABLE`], a power of two well above the ~100 names of the lists, so that a
+/// look-up mostly ends at its first slot.
+const TAG_SLOTS: usize = 512;
+
+/// The names of the lists and their flags, in an open-addressing hash table built at compile
+/// time: slot `(key, flags)`, an empty slot has key 0 (no tag name is empty). One multiply
+/// and a slot or two per element, where scanning the lists compared up to ~100 strings.
+static TAG_TABLE: [(TagKey, u8); TAG_SLOTS] = {
+    let mut table = [(0, 0); TAG_SLOTS];
+    table = with_flag(table, INLINE_ELEMENTS, INLINE);
+    table = with_flag(table, DROPPED_ELEMENTS, DROPPED);
+    table = with_flag(table, NEVER_NOISE_BY_CLASS, NEVER_NOISE);
+    table = with_flag(table, CLOSES_P, CLOSES_AN_OPEN_P);
+    table = with_flag(table, SCOPE_BOUNDARIES, SCOPE_BOUNDARY);
+    with_flag(table, HEADINGS, HEADING)
+};
+
+/// The first slot to look at for `key`: the top bits of a multiplicative hash of its halves.
+const fn tag_slot(key: TagKey) -> usize {
+    let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+    (folded.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - TAG_SLOTS.trailing_zeros())) as usize
+}
+
+/// `table` with `flag` set on every name of `names` (added if missing; linear probing).
+const fn with_flag(
+    mut table: [(TagKey, u8); TAG_SLOTS],
+    names: &[&str],
+    flag: u8,
+) -> [(TagKey, u8); TAG_SLOTS] {
+    let mut index = 0;
+    while index < names.len() {
+        let key = tag_key(names[index].as_bytes());
+        assert!(key != LONG_NAME && key != 0, "list names are 1 to 16 bytes");
+        let mut slot = tag_slot(key);
+        loop {
+            if table[slot].0 == key || table[slot].0 == 0 {
+                table[slot] = (key, table[slot].1 | flag);
+                break;
+            }
+            slot = (slot + 1) % TAG_SLOTS;
+        }
+        index += 1;
+    }
+    table
+}
+
+/// The flags of the tag `key`: 0 for a name on no list. The probe ends: the table is never
+/// full (about 100 names in [`TAG_SLOTS`] slots), so it meets `key` or an empty slot.
+fn tag_flags(key: TagKey) -> u8 {
+    let mut slot = tag_slot(key);
+    loop {
+        let (held, flags) = TAG_TABLE[slot];
+        if held == key {
+            return flags;
+        }
+        if held == 0 {
+            return 0;
+        }
+        slot = (slot + 1) % TAG_SLOTS;
+    }
 }
 
 /// An element open on the walker's stack.
@@ -216,9 +320,9 @@ struct Open {
     /// Sequence number, so that an end tag finds its own element (or none, if an implied end
     /// tag closed it already).
     id: u64,
-    name: String,
+    key: TagKey,
+    flags: u8,
     dropped: bool,
-    block: bool,
 }
 
 /// The state of the pass: open elements, the text of the current node and block, blocks so far.
@@ -240,11 +344,11 @@ struct Walker {
 }
 
 impl Walker {
-    fn push(&mut self, name: String, dropped: bool, block: bool) -> u64 {
+    fn push(&mut self, key: TagKey, flags: u8, dropped: bool) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         self.dropped_open += usize::from(dropped);
-        self.stack.push(Open { id, name, dropped, block });
+        self.stack.push(Open { id, key, flags, dropped });
         id
     }
 
@@ -255,9 +359,9 @@ impl Walker {
         }
     }
 
-    /// Closes what a start tag `name` implies closed.
-    fn close_implied_by(&mut self, name: &str) {
-        if let Some(index) = implied_close(&self.stack, name) {
+    /// Closes what a start tag `key` (with its `flags`) implies closed.
+    fn close_implied_by(&mut self, key: TagKey, flags: u8) {
+        if let Some(index) = implied_close(&self.stack, key, flags) {
             self.pop_to(index);
         }
     }
@@ -267,7 +371,7 @@ impl Walker {
         while self.stack.len() > index {
             let Some(open) = self.stack.pop() else { break };
             self.dropped_open -= usize::from(open.dropped);
-            if open.block {
+            if open.flags & INLINE == 0 {
                 self.flush();
             }
         }
@@ -377,59 +481,102 @@ const SCOPE_BOUNDARIES: &[&str] =
 
 const HEADINGS: &[&str] = &["h1", "h2", "h3", "h4", "h5", "h6"];
 
-/// The lowest index of `stack` that the start tag `start` implicitly closes (with everything
-/// above it), if any: HTML's implied end tags, simplified to the cases that decide where text
-/// belongs. Each rule looks down the stack for its targets and gives up at its own stops or at
-/// a [`SCOPE_BOUNDARIES`] element.
-fn implied_close(stack: &[Open], start: &str) -> Option<usize> {
+/// The keys of the names `implied_close` looks for.
+const P: TagKey = tag_key(b"p");
+const LI: TagKey = tag_key(b"li");
+const UL: TagKey = tag_key(b"ul");
+const OL: TagKey = tag_key(b"ol");
+const MENU: TagKey = tag_key(b"menu");
+const DT: TagKey = tag_key(b"dt");
+const DD: TagKey = tag_key(b"dd");
+const DL: TagKey = tag_key(b"dl");
+const TD: TagKey = tag_key(b"td");
+const TH: TagKey = tag_key(b"th");
+const TR: TagKey = tag_key(b"tr");
+const TBODY: TagKey = tag_key(b"tbody");
+const THEAD: TagKey = tag_key(b"thead");
+const TFOOT: TagKey = tag_key(b"tfoot");
+const OPTION: TagKey = tag_key(b"option");
+const OPTGROUP: TagKey = tag_key(b"optgroup");
+const SELECT: TagKey = tag_key(b"select");
+const DATALIST: TagKey = tag_key(b"datalist");
+
+/// The lowest index of `stack` that the start tag `start` (with its `flags`) implicitly
+/// closes (with everything above it), if any: HTML's implied end tags, simplified to the
+/// cases that decide where text belongs. Each rule looks down the stack for its targets and
+/// gives up at its own stops or at a [`SCOPE_BOUNDARIES`] element.
+fn implied_close(stack: &[Open], start: TagKey, flags: u8) -> Option<usize> {
     let mut lowest: Option<usize> = None;
-    let mut search = |targets: &[&str], stops: &[&str]| {
+    let mut search = |targets: &[TagKey], stops: &[TagKey]| {
         for (index, open) in stack.iter().enumerate().rev() {
-            let name = open.name.as_str();
-            if targets.contains(&name) {
+            if targets.contains(&open.key) {
                 lowest = Some(lowest.map_or(index, |lowest| lowest.min(index)));
                 return;
             }
-            if stops.contains(&name) || SCOPE_BOUNDARIES.contains(&name) {
+            if open.flags & SCOPE_BOUNDARY != 0 || stops.contains(&open.key) {
                 return;
             }
         }
     };
-    if CLOSES_P.contains(&start) {
-        search(&["p"], &[]);
+    if flags & CLOSES_AN_OPEN_P != 0 {
+        search(&[P], &[]);
     }
     match start {
-        "li" => search(&["li"], &["ul", "ol", "menu"]),
-        "dt" | "dd" => search(&["dt", "dd"], &["dl"]),
-        "td" | "th" => search(&["td", "th"], &["tr"]),
-        "tr" => search(&["tr"], &[]),
-        "tbody" | "thead" | "tfoot" => search(&["tbody", "thead", "tfoot"], &[]),
-        "option" => search(&["option"], &["select", "datalist"]),
-        "optgroup" => search(&["option", "optgroup"], &["select", "datalist"]),
+        LI => search(&[LI], &[UL, OL, MENU]),
+        DT | DD => search(&[DT, DD], &[DL]),
+        TD | TH => search(&[TD, TH], &[TR]),
+        TR => search(&[TR], &[]),
+        TBODY | THEAD | TFOOT => search(&[TBODY, THEAD, TFOOT], &[]),
+        OPTION => search(&[OPTION], &[SELECT, DATALIST]),
+        OPTGROUP => search(&[OPTION, OPTGROUP], &[SELECT, DATALIST]),
         _ => {}
     }
     // A heading start tag closes a heading only when that heading is the current element.
-    if HEADINGS.contains(&start) && stack.last().is_some_and(|open| HEADINGS.contains(&open.name.as_str())) {
+    if flags & HEADING != 0 && stack.last().is_some_and(|open| open.flags & HEADING != 0) {
         let top = stack.len() - 1;
         lowest = Some(lowest.map_or(top, |lowest| lowest.min(top)));
     }
     lowest
 }
 
-/// Whether the element `el` named `name` (lower case) is noise: see [`DROPPED_ELEMENTS`].
-fn is_noise(el: &Element<'_, '_>, name: &str) -> bool {
-    if DROPPED_ELEMENTS.contains(&name) {
+/// Whether the element `el` (a tag with `flags`) is noise: see [`DROPPED_ELEMENTS`].
+///
+/// One walk over the attributes (most elements have none, and then nothing is allocated),
+/// where a look-up per attribute (`Element::get_attribute`) allocated a lower-case copy of
+/// the name asked for, four times per element. As with those look-ups, only the first
+/// attribute of a name counts (names compared in lower case).
+fn is_noise(el: &Element<'_, '_>, flags: u8) -> bool {
+    if flags & DROPPED != 0 {
         return true;
     }
-    if el.has_attribute("hidden")
-        || el.get_attribute("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-    {
-        return true;
-    }
-    if NEVER_NOISE_BY_CLASS.contains(&name) {
+    let attributes = el.attributes();
+    if attributes.is_empty() {
         return false;
     }
-    ["class", "id"].iter().any(|attribute| el.get_attribute(attribute).is_some_and(|v| names_noise(&v)))
+    let class_may_be_noise = flags & NEVER_NOISE == 0;
+    let (mut seen_aria_hidden, mut seen_class, mut seen_id) = (false, false, false);
+    let mut noisy_class_or_id = false;
+    for attribute in attributes {
+        let name = attribute.name();
+        let first = match name.as_str() {
+            "hidden" => return true,
+            "aria-hidden" => !std::mem::replace(&mut seen_aria_hidden, true),
+            "class" => !std::mem::replace(&mut seen_class, true),
+            "id" => !std::mem::replace(&mut seen_id, true),
+            _ => false,
+        };
+        if !first {
+            continue;
+        }
+        if name == "aria-hidden" {
+            if attribute.value().trim().eq_ignore_ascii_case("true") {
+                return true;
+            }
+        } else if class_may_be_noise && !noisy_class_or_id {
+            noisy_class_or_id = names_noise(&attribute.value());
+        }
+    }
+    noisy_class_or_id
 }
 
 /// Whether a class or id value holds a token of [`NOISE_TOKENS`] (see there for the cut).
@@ -468,6 +615,29 @@ mod tests {
         for clean in ["head", "shadow", "download", "update", "article-body", "x1", "", "-", "leading"] {
             assert!(!names_noise(clean), "{clean}");
         }
+    }
+
+    #[test]
+    fn the_tag_table_holds_the_lists() {
+        let lists: [(&[&str], u8); 6] = [
+            (INLINE_ELEMENTS, INLINE),
+            (DROPPED_ELEMENTS, DROPPED),
+            (NEVER_NOISE_BY_CLASS, NEVER_NOISE),
+            (CLOSES_P, CLOSES_AN_OPEN_P),
+            (SCOPE_BOUNDARIES, SCOPE_BOUNDARY),
+            (HEADINGS, HEADING),
+        ];
+        let names = lists.iter().flat_map(|(list, _)| list.iter());
+        for name in
+            names.chain(&["x-widget", "pp", "p\u{e9}", "abcdefghijklmnop", "abcdefghijklmnopq", "ul1"])
+        {
+            let expected =
+                lists.iter().filter(|(list, _)| list.contains(name)).fold(0, |flags, (_, flag)| flags | flag);
+            assert_eq!(tag_flags(tag_key(name.as_bytes())), expected, "{name}");
+        }
+        assert_eq!(tag_key(b"abcdefghijklmnopq"), LONG_NAME);
+        assert_ne!(tag_key(b"abcdefghijklmnop"), LONG_NAME);
+        assert_ne!(tag_key(b"a"), tag_key(b"a\x01"));
     }
 
     #[test]
