@@ -7,6 +7,7 @@
 //! (`experiments/static-site/gen_site.py`: about 10 KB, a header and a navigation list of
 //! 31 links, a heading, then paragraphs of 40 to 90 words from a 64-word vocabulary): what
 //! the crawler's `Analysis::of` meets page after page there.
+//! Last, a full host boilerplate table learning one more page.
 //! `cargo bench -p freshet-content --bench signature`; figures in BENCHMARKS.md.
 
 use std::hint::black_box;
@@ -65,6 +66,26 @@ fn static_site_page(i: u64, n: u64) -> String {
 fn bench(c: &mut Criterion) {
     bench_page(c, "signature", &page(50_000));
     bench_page(c, "signature_static_site", &static_site_page(123, 20_000));
+    bench_learning(c);
+}
+
+/// A host table (default capacity, 4,096 blocks) learning one more page of 20 blocks seen
+/// nowhere else and 2 template blocks, once full: what the crawler does for every page it
+/// fetches first (`HostBoilerplate::learn`, on its control task).
+fn bench_learning(c: &mut Criterion) {
+    let mut host = HostBoilerplate::default();
+    let mut next_block = 1_000u64;
+    let mut page = || {
+        let unique = (next_block..next_block + 20).map(|block| block.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        next_block += 20;
+        unique.chain([1, 2]).collect::<Vec<u64>>()
+    };
+    for _ in 0..1_000 {
+        host.learn_hashes(page());
+    }
+    c.bench_function("boilerplate_learn_page_22_blocks_full_table", |b| {
+        b.iter_batched(&mut page, |blocks| host.learn_hashes(blocks), criterion::BatchSize::SmallInput)
+    });
 }
 
 fn bench_page(c: &mut Criterion, group_name: &str, html: &str) {
