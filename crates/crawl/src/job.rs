@@ -7,7 +7,7 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use freshet_content::{BoilerplateSet, MainText, MainTextPass, Signature};
-use freshet_fetch::links::{LinkOptions, PageLinks, extract_links_with};
+use freshet_fetch::links::{LinkOptions, PageLinks, extract_links_sharing};
 use freshet_fetch::sitemap::{Sitemap, SitemapError, SitemapOptions, parse_sitemap};
 use freshet_fetch::{Fetch, FetchError, Fetcher, Outcome, Validators};
 use freshet_robots::Redirects;
@@ -123,11 +123,20 @@ impl Analysis {
         // otherwise, or if that pass stopped early, the main text is read on its own from the
         // body as UTF-8 text, as `MainText::from_html` always reads it.
         let pass = whole.then(MainTextPass::new);
-        let (links, shared) =
-            extract_links_with(&fetch.url, content_type, content, options, |settings| match &pass {
-                Some(pass) => pass.add_handlers(settings),
-                None => settings,
-            });
+        let (links, shared) = extract_links_sharing(
+            &fetch.url,
+            content_type,
+            content,
+            options,
+            |settings, links| match &pass {
+                Some(pass) => pass.add_handlers_with(settings, move |element, name| {
+                    links.element(element, name);
+                    Ok(())
+                }),
+                // A cut body: the links only, from the elements that carry them.
+                None => links.handlers(settings),
+            },
+        );
         let text = match pass {
             Some(pass) if shared => Some(pass.finish(None)),
             Some(_) => Some(MainText::from_html(&String::from_utf8_lossy(content))),

@@ -1,14 +1,15 @@
 //! The crawler reads a page's links and main text in one parser pass where the page is UTF-8
-//! (`freshet_fetch::links::extract_links_with` carrying `freshet_content::MainTextPass`): what
-//! it gives must equal the two passes it replaces, `extract_links` and `MainText::from_html`
-//! of the body as UTF-8 text. Pages: the test web's renderer (noise, navigation, ads,
+//! (`freshet_fetch::links::extract_links_sharing` carrying `freshet_content::MainTextPass`,
+//! whose handler on every element also reads the links): what it gives must equal the two
+//! passes it replaces, `extract_links` (one selector per link element) and
+//! `MainText::from_html` of the body as UTF-8 text. Pages: the test web's renderer (noise, navigation, ads,
 //! character references) and hand-written edge cases (other encodings, a byte order mark,
 //! markup a strict parser refuses, references cut across elements).
 
 #![allow(clippy::unwrap_used)]
 
 use freshet_content::{MainText, MainTextPass};
-use freshet_fetch::links::{LinkOptions, extract_links, extract_links_with};
+use freshet_fetch::links::{LinkOptions, extract_links, extract_links_sharing};
 use freshet_testweb::render::{Noise, RenderContext, page_html};
 use freshet_testweb::{Web, WebConfig};
 
@@ -20,9 +21,13 @@ fn one_pass(
     body: &[u8],
 ) -> (freshet_fetch::links::PageLinks, MainText, bool) {
     let pass = MainTextPass::new();
-    let (links, shared) = extract_links_with(url, content_type, body, &LinkOptions::default(), |settings| {
-        pass.add_handlers(settings)
-    });
+    let (links, shared) =
+        extract_links_sharing(url, content_type, body, &LinkOptions::default(), |settings, links| {
+            pass.add_handlers_with(settings, move |element, name| {
+                links.element(element, name);
+                Ok(())
+            })
+        });
     let text = if shared { pass.finish(None) } else { MainText::from_html(&String::from_utf8_lossy(body)) };
     (links, text, shared)
 }
@@ -90,4 +95,43 @@ fn a_long_page_cut_into_writes_reads_the_same() {
     let page = paragraph.repeat(1000);
     assert!(page.len() > 3 * (16 << 10));
     assert!(assert_same(None, page.as_bytes()));
+}
+
+/// The one pass reads links by tag name from its handler on every element, `extract_links` by
+/// one selector per element kind (`a[href]`, `link[href][rel]`, …): the same elements must
+/// count, whatever their case, whichever attributes they lack, and wherever they stand.
+#[test]
+fn links_by_tag_name_equal_links_by_selector() {
+    let pages = [
+        // Elements without the attribute their selector asks for, then with it.
+        "<a>no href</a><a href=/a1>a1</a><area alt=x><area href=/area1>\
+         <iframe></iframe><iframe src=/frame1></iframe><frameset><frame><frame src=/frame2></frameset>",
+        // `link` needs both `href` and `rel`; a canonical without `href` does not hide a later one.
+        "<link rel=canonical><link href=/nothing><link rel=canonical href=/canonical1>\
+         <link rel=canonical href=/canonical2><link rel=alternate href=/alt1>\
+         <link rel='alternate stylesheet' href=/style><link rel=next href=/next1>\
+         <link rel=NEXT href=/next2><link rel=stylesheet href=/style2>",
+        // The first `base` with an `href` counts; one without is skipped.
+        "<base target=_blank><base href=/b1/><base href=/b2/><a href=rel>rel</a>",
+        // `meta` needs `content`: refresh, robots, a name without content.
+        "<meta name=robots><meta http-equiv=refresh><meta http-equiv=Refresh content='0; url=/refresh1'>\
+         <meta name=ROBOTS content='noindex'><a href=/after-meta>m</a>",
+        "<meta name=robots content=nofollow><a href=/not-followed>n</a><link rel=canonical href=/c>",
+        // Upper-case tags and attributes, foreign content, nofollow, `href` on other elements.
+        "<A HREF=/upper>U</A><AREA HREF=/upper-area><svg><a href=/svg-a>s</a></svg>\
+         <math><a href=/math-a>m</a></math><a rel='external nofollow' href=/nf>nf</a>\
+         <div href=/div>d</div><img src=/img.png><script src=/script.js></script>",
+        // References in attribute values, empty and fragment-only hrefs.
+        "<a href='/q?a=1&amp;b=2'>q</a><a href=''>self</a><a href='#top'>top</a><a href=' /spaced '>s</a>",
+    ];
+    for page in pages {
+        assert!(assert_same(Some("text/html; charset=utf-8"), page.as_bytes()), "one pass: {page}");
+    }
+    // The test above must see links: it compares two lists, which could both be empty.
+    let url = freshet_url::canonicalize("http://a.test/dir/page.html").unwrap();
+    let (links, _, _) = one_pass(&url, None, pages[0].as_bytes());
+    let found: Vec<&str> = links.links.iter().map(|link| link.url.path()).collect();
+    assert_eq!(found, ["/a1", "/area1", "/frame1", "/frame2"]);
+    let (links, _, _) = one_pass(&url, None, pages[1].as_bytes());
+    assert_eq!(links.canonical.as_ref().map(|url| url.path()), Some("/canonical1"));
 }

@@ -158,37 +158,54 @@ pub fn extract_links(
 }
 
 /// The type of a function adding no handlers, for [`extract`] called without any.
-type HandlersToAdd = for<'handlers> fn(Settings<'handlers, 'static>) -> Settings<'handlers, 'static>;
+type HandlersToAdd =
+    for<'handlers> fn(Settings<'handlers, 'static>, LinkElements<'handlers>) -> Settings<'handlers, 'static>;
 
 /// [`extract_links`], with more handlers in the same parser pass when the page is UTF-8:
 /// `also_utf8` adds them to the pass's settings (the crawler reads the page's main text this
 /// way, `freshet_content::MainTextPass`, so that each page is parsed once).
+///
+/// In that pass this module adds no handler of its own: `also_utf8` is handed the link rules
+/// as [`LinkElements`] and must add a handler on every element (`*`) that calls
+/// [`LinkElements::element`] with the element and its tag name (lower case), as
+/// `freshet_content::MainTextPass::add_handlers_with` does. One handler on `*` for both costs
+/// less than this module's six selectors beside the main text's `*` (each selector is matched
+/// against every start tag, each match is a call of its own): about a sixth of the static-site
+/// bench's HTML pass (BENCHMARKS.md, "Crawl throughput"). The links found are the same either
+/// way (`crates/crawl/tests/one_pass.rs`).
 ///
 /// The second value says whether they ran, over `body` itself read as UTF-8 text, from its
 /// start to its end: only when the page is valid UTF-8 without a byte order mark and read as
 /// UTF-8 (the bytes `String::from_utf8_lossy` would hand over unchanged), and the parser
 /// stopped at no error (it is strict here, and stops at markup it finds ambiguous). When it is
 /// `false` the handlers saw part of the page or none of it and the caller reads the page its
-/// own way.
-pub fn extract_links_with(
+/// own way; where `also_utf8` was not called, the links were read by this module's own
+/// handlers.
+pub fn extract_links_sharing(
     page_url: &Url,
     content_type: Option<&str>,
     body: &[u8],
     options: &LinkOptions,
-    also_utf8: impl for<'handlers> FnOnce(Settings<'handlers, 'static>) -> Settings<'handlers, 'static>,
+    also_utf8: impl for<'handlers> FnOnce(
+        Settings<'handlers, 'static>,
+        LinkElements<'handlers>,
+    ) -> Settings<'handlers, 'static>,
 ) -> (PageLinks, bool) {
     extract(page_url, content_type, body, options, Some(also_utf8))
 }
 
-/// [`extract_links_with`], or [`extract_links`] when there are no handlers to add (which then
-/// need not check that the page is valid UTF-8).
+/// [`extract_links_sharing`], or [`extract_links`] when there are no handlers to add (which
+/// then need not check that the page is valid UTF-8).
 fn extract(
     page_url: &Url,
     content_type: Option<&str>,
     body: &[u8],
     options: &LinkOptions,
     also_utf8: Option<
-        impl for<'handlers> FnOnce(Settings<'handlers, 'static>) -> Settings<'handlers, 'static>,
+        impl for<'handlers> FnOnce(
+            Settings<'handlers, 'static>,
+            LinkElements<'handlers>,
+        ) -> Settings<'handlers, 'static>,
     >,
 ) -> (PageLinks, bool) {
     let (encoding, encoding_source) = detect_charset(content_type, body);
@@ -201,20 +218,24 @@ fn extract(
                     && encoding_source != CharsetSource::ByteOrderMark
                     && (encoding_source == CharsetSource::ValidUtf8 || std::str::from_utf8(body).is_ok())
             };
+            let links = LinkElements { collected: &collected, options };
             match also_utf8 {
                 Some(also_utf8) if utf8_text() => {
-                    let parse_error = parse(&collected, ascii_compatible, body, options, also_utf8);
+                    let settings = also_utf8(Settings::new().with_encoding(ascii_compatible), links);
+                    let parse_error = parse(settings, body);
                     shared = parse_error.is_none();
                     parse_error
                 }
-                _ => parse(&collected, ascii_compatible, body, options, |settings| settings),
+                _ => parse(links.handlers(Settings::new().with_encoding(ascii_compatible)), body),
             }
         }
         None => {
             // UTF-16 (by its byte order mark) and `replacement`: lol_html reads only
             // ASCII-compatible encodings, so decode to UTF-8 first.
             let (text, _, _) = encoding.decode(body);
-            parse(&collected, AsciiCompatibleEncoding::utf_8(), text.as_bytes(), options, |settings| settings)
+            let links = LinkElements { collected: &collected, options };
+            let settings = Settings::new().with_encoding(AsciiCompatibleEncoding::utf_8());
+            parse(links.handlers(settings), text.as_bytes())
         }
     };
     (resolve_all(page_url, collected.into_inner(), options, encoding, encoding_source, parse_error), shared)
@@ -265,80 +286,139 @@ macro_rules! on_element {
     }};
 }
 
-/// Runs the parser over `body` with handlers filling `collected`, and those `also` adds.
-fn parse(
-    collected: &RefCell<Collected>,
-    encoding: AsciiCompatibleEncoding,
-    body: &[u8],
-    options: &LinkOptions,
-    also: impl for<'handlers> FnOnce(Settings<'handlers, 'static>) -> Settings<'handlers, 'static>,
-) -> Option<String> {
-    let push = |element: &Element, name: &str, kind: LinkKind, nofollow: bool| {
-        if let Some(href) = attribute(element, name) {
-            collected.borrow_mut().raw.push(RawLink { href, kind, nofollow });
+/// The rules of the module docs' table as one function of an element and its tag name, for a
+/// parser pass that another handler on every element (`*`) drives
+/// ([`extract_links_sharing`]); this module's own pass ([`extract_links`]) calls the same
+/// rules from one selector per element kind.
+#[derive(Clone, Copy)]
+pub struct LinkElements<'collected> {
+    collected: &'collected RefCell<Collected>,
+    options: &'collected LinkOptions,
+}
+
+impl LinkElements<'_> {
+    /// Reads `element`, whose tag name (lower case, as `Element::tag_name` gives it) is
+    /// `name`, as the selectors of [`LINK_SELECTORS`] would: `a[href]`, `area[href]`,
+    /// `link[href][rel]`, `iframe[src]`, `frame[src]`, `base[href]`, `meta[content]`; other
+    /// elements are not looked at.
+    pub fn element(&self, element: &Element<'_, '_>, name: &str) {
+        match name {
+            "a" if element.has_attribute("href") => self.anchor(element, LinkKind::Anchor),
+            "area" if element.has_attribute("href") => self.anchor(element, LinkKind::Area),
+            "link" if element.has_attribute("href") && element.has_attribute("rel") => self.link(element),
+            "iframe" | "frame" if element.has_attribute("src") => self.frame(element),
+            "base" if element.has_attribute("href") => self.base(element),
+            "meta" if element.has_attribute("content") => self.meta(element),
+            _ => {}
         }
-    };
-    let anchor = |element: &mut Element, kind: LinkKind| {
+    }
+
+    /// `settings` with this module's own handlers: one per selector of [`LINK_SELECTORS`],
+    /// each calling its rule; what [`extract_links`] runs, for an `also_utf8` of
+    /// [`extract_links_sharing`] that adds no handler on every element.
+    #[must_use]
+    pub fn handlers<'handlers>(self, settings: Settings<'handlers, 'static>) -> Settings<'handlers, 'static>
+    where
+        Self: 'handlers,
+    {
+        let selectors: &'static LinkSelectors = &LINK_SELECTORS;
+        settings
+            .append_element_content_handler(on_element!(&selectors.anchor, move |el| {
+                self.anchor(el, LinkKind::Anchor);
+                Ok(())
+            }))
+            .append_element_content_handler(on_element!(&selectors.area, move |el| {
+                self.anchor(el, LinkKind::Area);
+                Ok(())
+            }))
+            .append_element_content_handler(on_element!(&selectors.link, move |el| {
+                self.link(el);
+                Ok(())
+            }))
+            .append_element_content_handler(on_element!(&selectors.frame, move |el| {
+                self.frame(el);
+                Ok(())
+            }))
+            .append_element_content_handler(on_element!(&selectors.base, move |el| {
+                self.base(el);
+                Ok(())
+            }))
+            .append_element_content_handler(on_element!(&selectors.meta, move |el| {
+                self.meta(el);
+                Ok(())
+            }))
+    }
+
+    /// Collects the href (or src) `attribute_name` of `element` as a link of `kind`.
+    fn push(&self, element: &Element<'_, '_>, attribute_name: &str, kind: LinkKind, nofollow: bool) {
+        if let Some(href) = attribute(element, attribute_name) {
+            self.collected.borrow_mut().raw.push(RawLink { href, kind, nofollow });
+        }
+    }
+
+    /// `<a href>`, `<area href>`: a link unless `rel` says `nofollow`.
+    fn anchor(&self, element: &Element<'_, '_>, kind: LinkKind) {
         let nofollow = attribute(element, "rel").is_some_and(|rel| has_token(&rel, "nofollow"));
-        push(element, "href", kind, nofollow);
-        Ok(())
-    };
-    let selectors: &'static LinkSelectors = &LINK_SELECTORS;
-    let settings = Settings::new()
-        .with_encoding(encoding)
-        .append_element_content_handler(on_element!(&selectors.anchor, |el| anchor(el, LinkKind::Anchor)))
-        .append_element_content_handler(on_element!(&selectors.area, |el| anchor(el, LinkKind::Area)))
-        .append_element_content_handler(on_element!(&selectors.link, |el| {
-            let rel = attribute(el, "rel").unwrap_or_default();
-            if has_token(&rel, "canonical") {
-                let mut collected = collected.borrow_mut();
-                if collected.canonical.is_none() {
-                    collected.canonical = attribute(el, "href");
-                }
-            } else if has_token(&rel, "alternate") && !has_token(&rel, "stylesheet") {
-                push(el, "href", LinkKind::Alternate, false);
-            } else if has_token(&rel, "next") {
-                push(el, "href", LinkKind::Next, false);
+        self.push(element, "href", kind, nofollow);
+    }
+
+    /// `<link href rel>`: the canonical URL, an alternate or the next page.
+    fn link(&self, element: &Element<'_, '_>) {
+        let rel = attribute(element, "rel").unwrap_or_default();
+        if has_token(&rel, "canonical") {
+            let mut collected = self.collected.borrow_mut();
+            if collected.canonical.is_none() {
+                collected.canonical = attribute(element, "href");
             }
-            Ok(())
-        }))
-        .append_element_content_handler(on_element!(&selectors.frame, |el| {
-            push(el, "src", LinkKind::Frame, false);
-            Ok(())
-        }))
-        .append_element_content_handler(on_element!(&selectors.base, |el| {
-            let mut collected = collected.borrow_mut();
-            if collected.base.is_none() {
-                collected.base = attribute(el, "href");
+        } else if has_token(&rel, "alternate") && !has_token(&rel, "stylesheet") {
+            self.push(element, "href", LinkKind::Alternate, false);
+        } else if has_token(&rel, "next") {
+            self.push(element, "href", LinkKind::Next, false);
+        }
+    }
+
+    /// `<iframe src>`, `<frame src>`.
+    fn frame(&self, element: &Element<'_, '_>) {
+        self.push(element, "src", LinkKind::Frame, false);
+    }
+
+    /// `<base href>`: the first one counts.
+    fn base(&self, element: &Element<'_, '_>) {
+        let mut collected = self.collected.borrow_mut();
+        if collected.base.is_none() {
+            collected.base = attribute(element, "href");
+        }
+    }
+
+    /// `<meta content>`: a refresh's target, or robots directives for us.
+    fn meta(&self, element: &Element<'_, '_>) {
+        let content = attribute(element, "content").unwrap_or_default();
+        if attribute(element, "http-equiv").is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")) {
+            if let Some(target) = refresh::refresh_url(&content) {
+                self.collected.borrow_mut().raw.push(RawLink {
+                    href: target.to_owned(),
+                    kind: LinkKind::Refresh,
+                    nofollow: false,
+                });
             }
-            Ok(())
-        }))
-        .append_element_content_handler(on_element!(&selectors.meta, |el| {
-            let content = attribute(el, "content").unwrap_or_default();
-            if attribute(el, "http-equiv").is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")) {
-                if let Some(target) = refresh::refresh_url(&content) {
-                    collected.borrow_mut().raw.push(RawLink {
-                        href: target.to_owned(),
-                        kind: LinkKind::Refresh,
-                        nofollow: false,
-                    });
-                }
-            } else if let Some(name) = attribute(el, "name") {
-                let name = name.trim();
-                let for_us = name.eq_ignore_ascii_case("robots")
-                    || options.robots_agent.as_deref().is_some_and(|agent| name.eq_ignore_ascii_case(agent));
-                if for_us {
-                    let mut collected = collected.borrow_mut();
-                    for directive in content.split(',').map(str::trim) {
-                        let none = directive.eq_ignore_ascii_case("none");
-                        collected.robots.noindex |= none || directive.eq_ignore_ascii_case("noindex");
-                        collected.robots.nofollow |= none || directive.eq_ignore_ascii_case("nofollow");
-                    }
+        } else if let Some(name) = attribute(element, "name") {
+            let name = name.trim();
+            let for_us = name.eq_ignore_ascii_case("robots")
+                || self.options.robots_agent.as_deref().is_some_and(|agent| name.eq_ignore_ascii_case(agent));
+            if for_us {
+                let mut collected = self.collected.borrow_mut();
+                for directive in content.split(',').map(str::trim) {
+                    let none = directive.eq_ignore_ascii_case("none");
+                    collected.robots.noindex |= none || directive.eq_ignore_ascii_case("noindex");
+                    collected.robots.nofollow |= none || directive.eq_ignore_ascii_case("nofollow");
                 }
             }
-            Ok(())
-        }));
-    let settings = also(settings);
+        }
+    }
+}
+
+/// Runs the parser with `settings` over `body`; the error it stopped at, if any.
+fn parse(settings: Settings<'_, 'static>, body: &[u8]) -> Option<String> {
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     // Fed in slices as a network stream would be; lol_html keeps only what a tag in flight needs.
     for chunk in body.chunks(16 << 10) {
