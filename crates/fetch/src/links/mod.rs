@@ -301,14 +301,17 @@ impl LinkElements<'_> {
     /// `name`, as the selectors of [`LINK_SELECTORS`] would: `a[href]`, `area[href]`,
     /// `link[href][rel]`, `iframe[src]`, `frame[src]`, `base[href]`, `meta[content]`; other
     /// elements are not looked at.
+    ///
+    /// Each rule reads the attribute its selector asks for first and does nothing without it
+    /// (`has_attribute` would cost a look, and in `lol_html` an allocation, of its own).
     pub fn element(&self, element: &Element<'_, '_>, name: &str) {
         match name {
-            "a" if element.has_attribute("href") => self.anchor(element, LinkKind::Anchor),
-            "area" if element.has_attribute("href") => self.anchor(element, LinkKind::Area),
-            "link" if element.has_attribute("href") && element.has_attribute("rel") => self.link(element),
-            "iframe" | "frame" if element.has_attribute("src") => self.frame(element),
-            "base" if element.has_attribute("href") => self.base(element),
-            "meta" if element.has_attribute("content") => self.meta(element),
+            "a" => self.anchor(element, LinkKind::Anchor),
+            "area" => self.anchor(element, LinkKind::Area),
+            "link" => self.link(element),
+            "iframe" | "frame" => self.frame(element),
+            "base" => self.base(element),
+            "meta" => self.meta(element),
             _ => {}
         }
     }
@@ -349,57 +352,55 @@ impl LinkElements<'_> {
             }))
     }
 
-    /// Collects the href (or src) `attribute_name` of `element` as a link of `kind`.
-    fn push(&self, element: &Element<'_, '_>, attribute_name: &str, kind: LinkKind, nofollow: bool) {
-        if let Some(href) = attribute(element, attribute_name) {
-            self.collected.borrow_mut().raw.push(RawLink { href, kind, nofollow });
-        }
+    /// Collects `href` as a link of `kind`.
+    fn push(&self, href: String, kind: LinkKind, nofollow: bool) {
+        self.collected.borrow_mut().raw.push(RawLink { href, kind, nofollow });
     }
 
     /// `<a href>`, `<area href>`: a link unless `rel` says `nofollow`.
     fn anchor(&self, element: &Element<'_, '_>, kind: LinkKind) {
+        let Some(href) = attribute(element, "href") else { return };
         let nofollow = attribute(element, "rel").is_some_and(|rel| has_token(&rel, "nofollow"));
-        self.push(element, "href", kind, nofollow);
+        self.push(href, kind, nofollow);
     }
 
     /// `<link href rel>`: the canonical URL, an alternate or the next page.
     fn link(&self, element: &Element<'_, '_>) {
-        let rel = attribute(element, "rel").unwrap_or_default();
+        let (Some(href), Some(rel)) = (attribute(element, "href"), attribute(element, "rel")) else { return };
         if has_token(&rel, "canonical") {
             let mut collected = self.collected.borrow_mut();
             if collected.canonical.is_none() {
-                collected.canonical = attribute(element, "href");
+                collected.canonical = Some(href);
             }
         } else if has_token(&rel, "alternate") && !has_token(&rel, "stylesheet") {
-            self.push(element, "href", LinkKind::Alternate, false);
+            self.push(href, LinkKind::Alternate, false);
         } else if has_token(&rel, "next") {
-            self.push(element, "href", LinkKind::Next, false);
+            self.push(href, LinkKind::Next, false);
         }
     }
 
     /// `<iframe src>`, `<frame src>`.
     fn frame(&self, element: &Element<'_, '_>) {
-        self.push(element, "src", LinkKind::Frame, false);
+        if let Some(src) = attribute(element, "src") {
+            self.push(src, LinkKind::Frame, false);
+        }
     }
 
     /// `<base href>`: the first one counts.
     fn base(&self, element: &Element<'_, '_>) {
+        let Some(href) = attribute(element, "href") else { return };
         let mut collected = self.collected.borrow_mut();
         if collected.base.is_none() {
-            collected.base = attribute(element, "href");
+            collected.base = Some(href);
         }
     }
 
     /// `<meta content>`: a refresh's target, or robots directives for us.
     fn meta(&self, element: &Element<'_, '_>) {
-        let content = attribute(element, "content").unwrap_or_default();
+        let Some(content) = attribute(element, "content") else { return };
         if attribute(element, "http-equiv").is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh")) {
             if let Some(target) = refresh::refresh_url(&content) {
-                self.collected.borrow_mut().raw.push(RawLink {
-                    href: target.to_owned(),
-                    kind: LinkKind::Refresh,
-                    nofollow: false,
-                });
+                self.push(target.to_owned(), LinkKind::Refresh, false);
             }
         } else if let Some(name) = attribute(element, "name") {
             let name = name.trim();
