@@ -20,12 +20,14 @@
 #     10^9; the library's default, 15,000, moves it to SQLite past 15,000 URLs: set
 #     LINKS_VISITED_MEMORY_LIMIT=15000 for that); no WARC; and, as spider-warc, the same with
 #     --warc (its own writer: one uncompressed file, response records only, no digests; the
-#     number of response records it wrote is printed);
+#     number of response records it wrote is printed: fewer than the pages, as it drops
+#     records when it falls behind);
 #   - Scrapy (PyPI, in .venv-bench under the worktree, gitignored), a minimal spider
 #     (spider.py), its default concurrency (16, 8 per domain), ROBOTSTXT_OBEY.
 # For each: wall time, pages fetched (200 answers in nginx's access log; all N must be found,
 # none under /private/), pages per second and peak RSS (/usr/bin/time -v). Prints a table.
-# The crawlers run in the order above, whatever the order of the --only flags.
+# The crawlers run in the order above, whatever the order of the --only flags; with no --only,
+# freshet, wget, wget-warc and scrapy (spider and spider-warc only when named).
 #
 # usage: experiments/static-site/run.sh [--only freshet|spider|spider-warc|wget|wget-warc|scrapy]... [N_PAGES]
 # Environment: FRESHET=BINARY (default: target/release/freshet, built first); FRESHET_FLAGS,
@@ -56,6 +58,7 @@ spider_crate_sha256=bc25ae89df2472723dd93fe5b941a05c423c4b3741cfe7f2b7d4301b8f45
 spider_root=$root/.bench-tools/spider_cli-$spider_version-$(sha256sum "$here/spider-cli.patch" | cut -c1-12)
 spider=$spider_root/bin/spider
 if { wants spider || wants spider-warc; } && [[ ! -x $spider ]]; then
+    echo "building spider_cli $spider_version with spider-cli.patch into $spider_root (~15 minutes)"
     spider_src=$(mktemp -d /tmp/spider-cli-src.XXXXXX)
     curl -sfL -o "$spider_src/spider_cli.crate" \
         "https://static.crates.io/crates/spider_cli/spider_cli-$spider_version.crate"
