@@ -12,16 +12,30 @@
 #     store on, sitemaps on;
 #   - wget --recursive (robots.txt obeyed by default), files deleted after parsing; and again with
 #     --warc-file (wget's own WARC writer), the closer match to freshet;
+#   - the `spider` crate's CLI (spider_cli 2.53.9 from crates.io with spider-cli.patch, which
+#     stops it quitting mid-crawl; installed into .bench-tools/ under the worktree, gitignored):
+#     `spider --url BASE --respect-robots-txt crawl --output-links` (same host only, no delay,
+#     its default concurrency, 30 requests on this machine, unless SPIDER_FLAGS says
+#     --concurrency-limit N), with its visited set kept in memory (LINKS_VISITED_MEMORY_LIMIT
+#     10^9; the library's default, 15,000, moves it to SQLite past 15,000 URLs: set
+#     LINKS_VISITED_MEMORY_LIMIT=15000 for that); no WARC; and, as spider-warc, the same with
+#     --warc (its own writer: one uncompressed file, response records only, no digests; the
+#     number of response records it wrote is printed: fewer than the pages, as it drops
+#     records when it falls behind);
 #   - Scrapy (PyPI, in .venv-bench under the worktree, gitignored), a minimal spider
 #     (spider.py), its default concurrency (16, 8 per domain), ROBOTSTXT_OBEY.
 # For each: wall time, pages fetched (200 answers in nginx's access log; all N must be found,
 # none under /private/), pages per second and peak RSS (/usr/bin/time -v). Prints a table.
+# The crawlers run in the order above, whatever the order of the --only flags; with no --only,
+# freshet, wget, wget-warc and scrapy (spider and spider-warc only when named).
 #
-# usage: experiments/static-site/run.sh [--only freshet|wget|wget-warc|scrapy]... [N_PAGES]
+# usage: experiments/static-site/run.sh [--only freshet|spider|spider-warc|wget|wget-warc|scrapy]... [N_PAGES]
 # Environment: FRESHET=BINARY (default: target/release/freshet, built first); FRESHET_FLAGS,
 # extra flags for freshet crawl (e.g. "--max-in-flight-per-host 8"); NAME, its row's name;
-# SITE=DIR keeps the generated site there for the next run (default: a temporary directory).
-# Installs nginx (apt-get) and scrapy (pip, into .venv-bench) if they are missing.
+# SPIDER_FLAGS, extra flags for spider (e.g. "--concurrency-limit 64"), SPIDER_NAME its row's
+# name; SITE=DIR keeps the generated site there for the next run (default: a temporary
+# directory). Installs nginx (apt-get), scrapy (pip, into .venv-bench) and spider (cargo
+# install, ~15 minutes of build on 2 cores; CARGO_TARGET_DIR is honoured) if they are missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -36,6 +50,24 @@ nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 if wants scrapy && [[ ! -x $root/.venv-bench/bin/scrapy ]]; then
     python3 -m venv "$root/.venv-bench"
     "$root/.venv-bench/bin/pip" install -q scrapy
+fi
+# spider_cli from crates.io (checked against the registry's checksum), patched, built with its
+# own Cargo.lock; the install directory is named by the patch's hash, so a changed patch rebuilds.
+spider_version=2.53.9
+spider_crate_sha256=bc25ae89df2472723dd93fe5b941a05c423c4b3741cfe7f2b7d4301b8f45e4b0
+spider_root=$root/.bench-tools/spider_cli-$spider_version-$(sha256sum "$here/spider-cli.patch" | cut -c1-12)
+spider=$spider_root/bin/spider
+if { wants spider || wants spider-warc; } && [[ ! -x $spider ]]; then
+    echo "building spider_cli $spider_version with spider-cli.patch into $spider_root (~15 minutes)"
+    spider_src=$(mktemp -d /tmp/spider-cli-src.XXXXXX)
+    curl -sfL -o "$spider_src/spider_cli.crate" \
+        "https://static.crates.io/crates/spider_cli/spider_cli-$spider_version.crate"
+    echo "$spider_crate_sha256  $spider_src/spider_cli.crate" | sha256sum -c --quiet
+    tar xzf "$spider_src/spider_cli.crate" -C "$spider_src"
+    patch -s -d "$spider_src/spider_cli-$spider_version" -p1 < "$here/spider-cli.patch"
+    nice -n 10 cargo install -q --locked --path "$spider_src/spider_cli-$spider_version" \
+        --root "$spider_root"
+    rm -rf "$spider_src"
 fi
 freshet=${FRESHET:-$root/target/release/freshet}
 if wants freshet && [[ -z ${FRESHET:-} ]]; then
@@ -121,6 +153,27 @@ if wants freshet; then
     tail -2 "$work/${NAME:-freshet}.out"
     echo "freshet WARC: $(du -sh --apparent-size "$work/freshet/warc" | cut -f1)"
     rm -rf "$work/freshet"
+fi
+if wants spider; then
+    # spider leaves an empty spool directory (and past its memory limit a SQLite file) in TMPDIR.
+    mkdir -p "$work/spider-tmp"
+    # shellcheck disable=SC2086 # SPIDER_FLAGS is a list of flags
+    run "${SPIDER_NAME:-spider}" env TMPDIR="$work/spider-tmp" \
+        LINKS_VISITED_MEMORY_LIMIT="${LINKS_VISITED_MEMORY_LIMIT:-1000000000}" \
+        "$spider" --url "$base" --respect-robots-txt ${SPIDER_FLAGS:-} crawl --output-links
+    grep -v '^http' "$work/${SPIDER_NAME:-spider}.out" | tail -3 || true
+    rm -rf "$work/spider-tmp"
+fi
+if wants spider-warc; then
+    mkdir -p "$work/spider-tmp"
+    # shellcheck disable=SC2086 # SPIDER_FLAGS is a list of flags
+    run "${SPIDER_NAME:-spider}-warc" env TMPDIR="$work/spider-tmp" \
+        LINKS_VISITED_MEMORY_LIMIT="${LINKS_VISITED_MEMORY_LIMIT:-1000000000}" \
+        "$spider" --url "$base" --respect-robots-txt --warc "$work/spider-tmp/crawl.warc" \
+        ${SPIDER_FLAGS:-} crawl --output-links
+    echo "spider WARC: $(du -sh --apparent-size "$work/spider-tmp/crawl.warc" | cut -f1)," \
+        "$(grep -ac '^WARC-Type: response' "$work/spider-tmp/crawl.warc") response records"
+    rm -rf "$work/spider-tmp"
 fi
 if wants wget; then
     run wget wget --recursive --level=inf --no-parent --delete-after --no-verbose \
