@@ -241,25 +241,20 @@ fn extract(
     (resolve_all(page_url, collected.into_inner(), options, encoding, encoding_source, parse_error), shared)
 }
 
-/// The link handlers' CSS selectors, parsed once per process. `lol_html`'s `element!` macro
-/// parses its selector each time it builds a handler, that is once per page here: about 2.5%
-/// of a crawl's CPU (`perf`, BENCHMARKS.md "Crawl throughput").
-struct LinkSelectors {
-    anchor: Selector,
-    area: Selector,
-    link: Selector,
-    frame: Selector,
-    base: Selector,
-    meta: Selector,
-}
-
-static LINK_SELECTORS: LazyLock<LinkSelectors> = LazyLock::new(|| LinkSelectors {
-    anchor: constant_selector("a[href]"),
-    area: constant_selector("area[href]"),
-    link: constant_selector("link[href][rel]"),
-    frame: constant_selector("iframe[src], frame[src]"),
-    base: constant_selector("base[href]"),
-    meta: constant_selector("meta[content]"),
+/// The link handlers' CSS selectors, parsed once per process, each with the tag name whose rule
+/// of [`LinkElements::element`] it feeds. `lol_html`'s `element!` macro parses its selector
+/// each time it builds a handler, that is once per page here: about 2.5% of a crawl's CPU
+/// (`perf`, BENCHMARKS.md "Crawl throughput").
+static LINK_SELECTORS: LazyLock<[(Selector, &'static str); 6]> = LazyLock::new(|| {
+    [
+        (constant_selector("a[href]"), "a"),
+        (constant_selector("area[href]"), "area"),
+        (constant_selector("link[href][rel]"), "link"),
+        // One rule for both names.
+        (constant_selector("iframe[src], frame[src]"), "iframe"),
+        (constant_selector("base[href]"), "base"),
+        (constant_selector("meta[content]"), "meta"),
+    ]
 });
 
 /// A selector written in this file.
@@ -317,39 +312,21 @@ impl LinkElements<'_> {
     }
 
     /// `settings` with this module's own handlers: one per selector of [`LINK_SELECTORS`],
-    /// each calling its rule; what [`extract_links`] runs, for an `also_utf8` of
+    /// each calling [`element`](Self::element) with the name its selector matches, so that
+    /// both ways run the same rules; what [`extract_links`] runs, for an `also_utf8` of
     /// [`extract_links_sharing`] that adds no handler on every element.
     #[must_use]
     pub fn handlers<'handlers>(self, settings: Settings<'handlers, 'static>) -> Settings<'handlers, 'static>
     where
         Self: 'handlers,
     {
-        let selectors: &'static LinkSelectors = &LINK_SELECTORS;
-        settings
-            .append_element_content_handler(on_element!(&selectors.anchor, move |el| {
-                self.anchor(el, LinkKind::Anchor);
+        let selectors: &'static [(Selector, &'static str)] = &*LINK_SELECTORS;
+        selectors.iter().fold(settings, |settings, (selector, name)| {
+            settings.append_element_content_handler(on_element!(selector, move |el| {
+                self.element(el, name);
                 Ok(())
             }))
-            .append_element_content_handler(on_element!(&selectors.area, move |el| {
-                self.anchor(el, LinkKind::Area);
-                Ok(())
-            }))
-            .append_element_content_handler(on_element!(&selectors.link, move |el| {
-                self.link(el);
-                Ok(())
-            }))
-            .append_element_content_handler(on_element!(&selectors.frame, move |el| {
-                self.frame(el);
-                Ok(())
-            }))
-            .append_element_content_handler(on_element!(&selectors.base, move |el| {
-                self.base(el);
-                Ok(())
-            }))
-            .append_element_content_handler(on_element!(&selectors.meta, move |el| {
-                self.meta(el);
-                Ok(())
-            }))
+        })
     }
 
     /// Collects `href` as a link of `kind`.
