@@ -123,6 +123,10 @@ fn strip_session_parameters(query: &str) -> String {
 /// The path without a `;jsessionid=…` parameter (Java servlets put it in the path), if it has
 /// one.
 fn strip_jsessionid(path: &str) -> Option<String> {
+    // Most paths hold no `;` at all: answered by one byte search, without the lower-case copy.
+    if !path.contains(';') {
+        return None;
+    }
     let lower = path.to_ascii_lowercase();
     let start = lower.find(";jsessionid=")?;
     let end = path[start + 1..].find(['/', ';']).map_or(path.len(), |at| start + 1 + at);
