@@ -85,8 +85,9 @@ fn noise(seed: u64, len: usize) -> Vec<u8> {
 #[test]
 fn an_encoding_for_a_file_the_writer_left_is_refused_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
-    // Pages of 2,000 incompressible bytes: about 2.5 KB of records each, so one a file.
-    let (mut writer, _) = WarcWriter::open(dir.path(), options(4500)).unwrap();
+    // Pages of 2,000 incompressible bytes: about 3.5 KB a file with its warcinfo (the request
+    // stored, not compressed), so one page a file, with room for a small page (~1.4 KB) beside one.
+    let (mut writer, _) = WarcWriter::open(dir.path(), options(5200)).unwrap();
     let write_noise_page = |writer: &mut WarcWriter, seed: u64| {
         let response = common::ok_response(&noise(seed, 2000));
         let request = common::request("/noise");

@@ -59,7 +59,7 @@ fn warcio_checks_and_indexes_captures_encoded_off_the_writer() {
     // Random ids, as the crawler writes: the encodings are appended; the small size limit makes
     // some of them meant for a file the writer has left, which it then encodes again.
     let options =
-        WriterOptions { max_file_bytes: 3000, record_ids: RecordIds::Random, ..WriterOptions::default() };
+        WriterOptions { max_file_bytes: 3400, record_ids: RecordIds::Random, ..WriterOptions::default() };
     let (mut writer, _) = WarcWriter::open(dir.path(), options).unwrap();
     let mut appended = 0;
     let written = common::write_every_kind_with(&mut writer, |writer, capture| {
