@@ -8,8 +8,8 @@
 //! Even a reset clears the deflater's 128 KiB hash table, so records of at most
 //! [`STORED_UP_TO`] bytes (requests, revisits) are not deflated but written as one stored block
 //! (RFC 1951 §3.2.4), framed by hand here: a block header, the bytes, the trailer. On the
-//! static-site bench this took the crawl's CPU to 0.92× for WARC files 2% larger (BENCHMARKS.md,
-//! "Crawl throughput").
+//! static-site bench a capture's encoding took 0.76–0.86× the time and the crawl 0.92–0.98× the
+//! CPU, for WARC files 2.85% larger (BENCHMARKS.md, "Crawl throughput").
 
 use std::cell::RefCell;
 
