@@ -424,8 +424,12 @@ fn resolve_all(
         .canonical
         .as_deref()
         .and_then(|href| freshet_url::resolve(&resolve_against, href.trim()).ok());
+    // The list and the set of seen URLs are sized for every href at once (and the canonical
+    // link): grown one push at a time they were reallocated and rehashed four or five times a
+    // page.
+    let room = collected.raw.len().min(options.max_links) + 1;
     let mut found = PageLinks {
-        links: Vec::new(),
+        links: Vec::with_capacity(room),
         canonical,
         base,
         robots: collected.robots,
@@ -436,7 +440,7 @@ fn resolve_all(
         truncated: false,
         parse_error,
     };
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::with_capacity(room);
     for raw in collected.raw {
         if raw.nofollow || found.robots.nofollow {
             found.nofollow_skipped += 1;
