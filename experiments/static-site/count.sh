@@ -4,7 +4,10 @@
 # instructions of the whole process (every thread; the kernel not counted) are printed with
 # their ratio to the first entry's. On a shared VM whose speed moves by a fifth between
 # sittings, a change of a few per cent in the crawl's CPU is below what timed rounds can tell
-# (BENCHMARKS.md, "Crawl throughput"); these counts do not move between sittings.
+# (BENCHMARKS.md, "Crawl throughput"). These counts move much less, but they move: work paced by
+# the clock (group commits, the progress line) runs ~50 times longer under valgrind, and five
+# runs of one build spread over 5% (most within 0.2%). Run each build more than once and
+# compare medians.
 #
 # What they overstate (BENCHMARKS.md): under valgrind the `sha1` crate finds no SHA extensions
 # and runs its portable code, and a `memset` counts far more instructions than its time. Read
