@@ -7,9 +7,10 @@
 //!
 //! Even a reset clears the deflater's 128 KiB hash table, so records of at most
 //! [`STORED_UP_TO`] bytes (requests, revisits) are not deflated but written as one stored block
-//! (RFC 1951 §3.2.4), framed by hand here: a block header, the bytes, the trailer. On the
-//! static-site bench a capture's encoding took 0.76–0.86× the time and the crawl 0.92–0.98× the
-//! CPU, for WARC files 2.85% larger (BENCHMARKS.md, "Crawl throughput").
+//! (RFC 1951 §3.2.4), framed by hand here: a block header, the bytes, the trailer. A capture's
+//! encoding took 0.76–0.86× the time (criterion), for WARC files 2.85% larger on the static-site
+//! bench; in the whole crawl the gain is a few per cent, below what one timed sitting on the
+//! bench machine resolves (BENCHMARKS.md, "Crawl throughput").
 
 use std::cell::RefCell;
 
@@ -80,7 +81,7 @@ impl MemberEncoder {
     /// A content of at most [`STORED_UP_TO`] bytes (a request record, a revisit) is stored, not
     /// compressed (RFC 1951 §3.2.4, one block of `BTYPE` 00): resetting the deflate state
     /// clears its 128 KiB hash table (`zlib-rs`, as zlib), several microseconds and a good part
-    /// of the L2 cache for a record deflate would shrink by about a hundred bytes.
+    /// of the L2 cache, for a record deflate would shrink by about 140 bytes.
     pub(crate) fn encode(&mut self, parts: &[&[u8]], out: &mut Vec<u8>) -> Result<(), String> {
         let total: usize = parts.iter().map(|part| part.len()).sum();
         out.extend_from_slice(&GZIP_HEADER);
