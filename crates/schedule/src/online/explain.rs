@@ -2,7 +2,11 @@
 
 use freshet_policy::Objective;
 
+use super::dispatch::goes_before;
+use super::host::host_key;
 use super::keys::{due_time, value_now};
+use super::page::PageEntry;
+use super::scheduler::REKEY_TOLERANCE;
 use super::{HostId, OnlineError, OnlineResult, PageId, Scheduler};
 
 /// Where a page stands, from its own curve outwards: first its value against `λ_0`, then its
@@ -13,7 +17,9 @@ pub enum Status {
     InFlight,
     /// `V(∞) < λ_0`: the page is not worth a fetch at any age under the current threshold.
     NeverDue,
-    /// `V(τ) < λ_0` yet; it will reach `λ_0` at `eligible_at`.
+    /// Not yet taken out of the calendar: `V(τ) < λ_0` yet, and it will reach `λ_0` at
+    /// `eligible_at`; or, if `λ_0` fell since its key was computed, `V(τ)` may have reached
+    /// `λ_0` already and the page waits for its key (`keyed_at`), late by that drift.
     NotYetEligible,
     /// Eligible, but its host's slot is taken (`until: None`, a fetch in flight) or closed by
     /// politeness or a back-off until the given time.
@@ -57,13 +63,17 @@ pub struct Explanation {
     pub due_at: f64,
     /// When `V` reaches `λ_0`, from which time an idle host takes it: `last + τ*(λ_0)`.
     pub eligible_at: f64,
+    /// The key of its entry in the calendar (when the scheduler next looks at it), if it is
+    /// there: its `eligible_at` under the `λ_0` of the moment it was keyed.
+    pub keyed_at: Option<f64>,
     /// Why it is (not) fetched now.
     pub status: Status,
 }
 
 impl<O: Objective> Scheduler<O> {
     /// Explains `page` at `now` (not earlier than the latest time seen) without changing anything:
-    /// the thresholds are those `next(now)` would use. `O(pages of its host)`.
+    /// the thresholds are those `next(now)` would use, and so is the host's choice among its
+    /// eligible pages. `O(pages)`: it looks for the host's pages in the calendar.
     ///
     /// # Errors
     /// [`OnlineError::UnknownPage`].
@@ -82,17 +92,26 @@ impl<O: Objective> Scheduler<O> {
         let threshold = lambda0 + host.lambda;
         let value_at_infinity = self.objective.marginal_at_zero(slot.page());
         let eligible_at = due_time(self.objective, slot, lambda0);
+        let value = value_now(self.objective, slot, now);
+        let keyed_at = self
+            .calendar
+            .entries()
+            .find(|entry| entry.page == page.0 && slot.is_live(entry))
+            .map(|entry| entry.key);
+        let eligible = self.eligible_pages(slot.host, now, lambda0);
+        let is_eligible = eligible.iter().any(|entry| entry.page == page.0);
+        let choice = eligible.into_iter().reduce(|best, entry| if goes_before(&entry, &best) { entry } else { best });
         let status = if slot.in_flight() {
             Status::InFlight
         } else if value_at_infinity < lambda0 {
             Status::NeverDue
-        } else if eligible_at > now {
+        } else if !is_eligible {
             Status::NotYetEligible
         } else if u32::from(host.in_flight) >= self.host_slots {
             Status::HostBusy { until: None }
         } else if host.free_at > now {
             Status::HostBusy { until: Some(host.free_at) }
-        } else if self.next_on_host(slot.host, threshold) != Some(page.0) {
+        } else if choice.is_none_or(|entry| entry.page != page.0) {
             Status::BehindOtherPages
         } else if !controller.has_token() {
             Status::WaitingForBudget { until: controller.token_time(now) }
@@ -102,7 +121,7 @@ impl<O: Objective> Scheduler<O> {
         Ok(Explanation {
             page,
             host: HostId(slot.host),
-            value: value_now(self.objective, slot, now),
+            value,
             value_at_infinity,
             lambda0,
             host_lambda: host.lambda,
@@ -110,15 +129,55 @@ impl<O: Objective> Scheduler<O> {
             last_fetch: slot.was_fetched().then_some(slot.last),
             due_at: due_time(self.objective, slot, threshold),
             eligible_at,
+            keyed_at,
             status,
         })
     }
 
-    /// The page `host` would serve now: the head of its queue found as `next` finds it (on a
-    /// copy: re-keyed under `threshold` if due for it, stale heads refreshed).
-    fn next_on_host(&self, host_index: u32, threshold: f64) -> Option<u32> {
-        let mut host = self.hosts.get(host_index as usize)?.clone();
-        host.refresh_keys(self.objective, &self.pages, threshold);
-        host.fresh_head(self.objective, &self.pages, threshold).map(|fresh| fresh.head.page)
+    /// The pages of `host` that `next(now)` would find eligible, each with the key it would
+    /// give it in the host's order: its offer and backlog (keys re-computed if the host's
+    /// threshold drifted), the pages whose calendar key is at or before `now`, and the pages
+    /// `next` keys again first (before the start, at a rebuild, hidden pages `lambda0`
+    /// reveals), each if its value has reached `lambda0`. `O(pages)`.
+    fn eligible_pages(&self, host_index: u32, now: f64, lambda0: f64) -> Vec<PageEntry> {
+        let Some(host) = self.hosts.get(host_index as usize) else { return Vec::new() };
+        let threshold = host.threshold(lambda0);
+        let rebuilt = !self.started || self.rebuild_due(lambda0);
+        let has_eligible = !rebuilt && (host.offer.is_some() || !host.backlog_is_empty());
+        let drifted = has_eligible
+            && (threshold - host.keyed_threshold).abs() > REKEY_TOLERANCE * host.keyed_threshold.abs();
+        let key_threshold = if drifted || !has_eligible { threshold } else { host.keyed_threshold };
+        let of_host = |entry: &PageEntry| {
+            self.pages.get(entry.page as usize).is_some_and(|slot| slot.host == host_index && slot.is_live(entry))
+        };
+        // Where each page of the host waits, if `next` would look at it now.
+        let mut candidates: Vec<(PageEntry, bool)> = Vec::new();
+        if rebuilt {
+            for (page, slot) in self.pages.iter().enumerate() {
+                if slot.host == host_index && slot.is_present() && !slot.in_flight() {
+                    let entry = PageEntry { key: f64::NAN, page: page as u32, generation: slot.generation() };
+                    candidates.push((entry, false));
+                }
+            }
+        } else {
+            candidates.extend(host.offer.iter().chain(host.backlog()).filter(|entry| of_host(entry)).map(|&entry| (entry, true)));
+            candidates.extend(
+                self.calendar.entries().filter(|entry| entry.key <= now && of_host(entry)).map(|&entry| (entry, false)),
+            );
+            candidates.extend(self.hidden.iter().filter(|hidden| hidden.level > lambda0).filter_map(|hidden| {
+                let entry = PageEntry { key: f64::NAN, page: hidden.page, generation: hidden.generation };
+                of_host(&entry).then_some((entry, false))
+            }));
+        }
+        candidates
+            .into_iter()
+            .filter_map(|(entry, held)| {
+                let slot = self.pages.get(entry.page as usize)?;
+                let worth_it = value_now(self.objective, slot, now) >= lambda0
+                    || due_time(self.objective, slot, lambda0) <= now;
+                let key = if held && !drifted { entry.key } else { host_key(self.objective, slot, key_threshold) };
+                worth_it.then_some(PageEntry { key, ..entry })
+            })
+            .collect()
     }
 }

@@ -115,6 +115,7 @@
 //! ```
 
 mod budget;
+mod calendar;
 mod census;
 mod config;
 mod decision;
@@ -126,7 +127,6 @@ mod host;
 mod ids;
 mod keys;
 mod page;
-mod quad_heap;
 mod scheduler;
 
 pub use census::{Census, HostNumbers};
