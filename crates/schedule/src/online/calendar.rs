@@ -204,13 +204,14 @@ impl Calendar {
         }
         if self.near_len > 0 {
             let epoch_end = ((self.cursor >> NEAR_BITS) + 1) << NEAR_BITS;
-            let first = (self.cursor + 1..epoch_end).find(|&bucket| !self.near[index(bucket, NEAR)].is_empty());
+            let first =
+                (self.cursor + 1..epoch_end).find(|&bucket| !self.near[index(bucket, NEAR)].is_empty());
             return first.map(|bucket| bucket as f64 * self.width);
         }
         if self.coarse_len > 0 {
             let current = self.cursor >> NEAR_BITS;
-            let first =
-                (current + 1..current + COARSE as i64).find(|&epoch| !self.coarse[index(epoch, COARSE)].is_empty());
+            let first = (current + 1..current + COARSE as i64)
+                .find(|&epoch| !self.coarse[index(epoch, COARSE)].is_empty());
             return first.map(|epoch| (epoch << NEAR_BITS) as f64 * self.width);
         }
         self.overflow.iter().map(|entry| entry.key).min_by(f64::total_cmp)

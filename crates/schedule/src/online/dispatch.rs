@@ -10,6 +10,9 @@ use super::page::PageEntry;
 use super::scheduler::{LATE_KEY_MARGIN, REKEY_TOLERANCE};
 use super::{Decision, HostId, OnlineError, OnlineResult, Outcome, PageId, Scheduler};
 
+/// The key of an offer made without competition, not computed until another page competes.
+pub(super) const UNKEYED: f64 = f64::NAN;
+
 /// Offers taken between two re-rankings of the ready queue at least (see `refresh_ready`).
 const READY_REFRESH: usize = 16;
 
@@ -35,9 +38,12 @@ impl<O: Objective> Scheduler<O> {
         }
         let decision = self.decide();
         // After the decision, so that `explain` at the same time sees the `λ_0` it was made
-        // with (a sweep that completes moves `λ_ff`).
-        let slots = if self.controller.settled() { SWEEP_SLOTS_SETTLED } else { SWEEP_SLOTS_MOVING };
-        self.sweep_demand(slots);
+        // with (a sweep that completes moves `λ_ff`); once per fetch, where it was once per call
+        // (a driver calls `next` about twice per fetch: the wait for a token, then the fetch).
+        if matches!(decision, Decision::Fetch { .. }) {
+            let slots = if self.controller.settled() { SWEEP_SLOTS_SETTLED } else { SWEEP_SLOTS_MOVING };
+            self.sweep_demand(slots);
+        }
         decision
     }
 
@@ -131,7 +137,11 @@ impl<O: Objective> Scheduler<O> {
                     self.stats.requeued += 1;
                     if key == f64::INFINITY {
                         let level = self.objective.marginal_at_zero(slot.page());
-                        self.hidden.push(HiddenPage { level, page: entry.page, generation: entry.generation });
+                        self.hidden.push(HiddenPage {
+                            level,
+                            page: entry.page,
+                            generation: entry.generation,
+                        });
                     } else {
                         self.calendar.push(PageEntry { key, ..entry });
                     }
@@ -154,23 +164,42 @@ impl<O: Objective> Scheduler<O> {
         if host.refresh_keys(self.objective, &self.pages, threshold, REKEY_TOLERANCE) {
             self.stats.host_rekeys += 1;
         }
-        let key = host_key(self.objective, &slot, host.keyed_threshold);
-        let candidate = PageEntry { key, ..entry };
         if !host.can_start(clock, slots) {
-            host.push_backlog(candidate);
+            let key = host_key(self.objective, &slot, host.keyed_threshold);
+            host.push_backlog(PageEntry { key, ..entry });
             self.arm_timer(host_id);
             return;
         }
+        if host.offer.is_none() && host.backlog_is_empty() {
+            // The usual case of a host whose slot is free when its pages come due: the page is
+            // its offer at once, and its key in the host's order is computed only if another
+            // page comes to compete with it (`UNKEYED`).
+            host.offer = Some(PageEntry { key: UNKEYED, ..entry });
+            self.ready.push(ReadyEntry {
+                value,
+                page: entry.page,
+                generation: entry.generation,
+                host: host_id,
+            });
+            return;
+        }
+        let key = host_key(self.objective, &slot, host.keyed_threshold);
+        let candidate = PageEntry { key, ..entry };
         // The host's offer is the first of its eligible pages in its order: the candidate, an
         // entry of its backlog, or the offer it has.
         let offer = match host.offer {
-            None if host.backlog_is_empty() => candidate,
             None => {
                 host.push_backlog(candidate);
                 let Some(best) = host.pop_backlog(&self.pages) else { return };
                 best
             }
-            Some(offer) => {
+            Some(mut offer) => {
+                if offer.key.is_nan() {
+                    offer.key = self
+                        .pages
+                        .get(offer.page as usize)
+                        .map_or(f64::INFINITY, |slot| host_key(self.objective, slot, host.keyed_threshold));
+                }
                 host.push_backlog(candidate);
                 match host.pop_backlog(&self.pages) {
                     Some(best) if goes_before(&best, &offer) => {
@@ -251,7 +280,8 @@ impl<O: Objective> Scheduler<O> {
             return;
         };
         host.offer = Some(entry);
-        let value = self.pages.get(entry.page as usize).map_or(0.0, |slot| value_now(self.objective, slot, clock));
+        let value =
+            self.pages.get(entry.page as usize).map_or(0.0, |slot| value_now(self.objective, slot, clock));
         self.ready.push(ReadyEntry { value, page: entry.page, generation: entry.generation, host: host_id });
     }
 
@@ -268,7 +298,7 @@ impl<O: Objective> Scheduler<O> {
         if let Some(host) = self.hosts.get_mut(offer.host as usize) {
             host.offer = None;
         }
-        self.stats.requeued += 1;
+        self.stats.withdrawn += 1;
         self.enqueue(offer.page);
         self.wake_host(offer.host);
         false
@@ -372,10 +402,9 @@ impl<O: Objective> Scheduler<O> {
                 break;
             }
             self.hidden.pop();
-            let live = self
-                .pages
-                .get(hidden.page as usize)
-                .is_some_and(|slot| slot.is_present() && !slot.in_flight() && slot.generation() == hidden.generation);
+            let live = self.pages.get(hidden.page as usize).is_some_and(|slot| {
+                slot.is_present() && !slot.in_flight() && slot.generation() == hidden.generation
+            });
             if live {
                 revealed.push(hidden.page);
             }

@@ -100,7 +100,8 @@ impl<O: Objective> Scheduler<O> {
             .map(|entry| entry.key);
         let eligible = self.eligible_pages(slot.host, now, lambda0);
         let is_eligible = eligible.iter().any(|entry| entry.page == page.0);
-        let choice = eligible.into_iter().reduce(|best, entry| if goes_before(&entry, &best) { entry } else { best });
+        let choice =
+            eligible.into_iter().reduce(|best, entry| if goes_before(&entry, &best) { entry } else { best });
         let status = if slot.in_flight() {
             Status::InFlight
         } else if value_at_infinity < lambda0 {
@@ -148,7 +149,9 @@ impl<O: Objective> Scheduler<O> {
             && (threshold - host.keyed_threshold).abs() > REKEY_TOLERANCE * host.keyed_threshold.abs();
         let key_threshold = if drifted || !has_eligible { threshold } else { host.keyed_threshold };
         let of_host = |entry: &PageEntry| {
-            self.pages.get(entry.page as usize).is_some_and(|slot| slot.host == host_index && slot.is_live(entry))
+            self.pages
+                .get(entry.page as usize)
+                .is_some_and(|slot| slot.host == host_index && slot.is_live(entry))
         };
         // Where each page of the host waits, if `next` would look at it now.
         let mut candidates: Vec<(PageEntry, bool)> = Vec::new();
@@ -160,14 +163,25 @@ impl<O: Objective> Scheduler<O> {
                 }
             }
         } else {
-            candidates.extend(host.offer.iter().chain(host.backlog()).filter(|entry| of_host(entry)).map(|&entry| (entry, true)));
             candidates.extend(
-                self.calendar.entries().filter(|entry| entry.key <= now && of_host(entry)).map(|&entry| (entry, false)),
+                host.offer
+                    .iter()
+                    .chain(host.backlog())
+                    .filter(|entry| of_host(entry))
+                    .map(|&entry| (entry, true)),
             );
-            candidates.extend(self.hidden.iter().filter(|hidden| hidden.level > lambda0).filter_map(|hidden| {
-                let entry = PageEntry { key: f64::NAN, page: hidden.page, generation: hidden.generation };
-                of_host(&entry).then_some((entry, false))
-            }));
+            candidates.extend(
+                self.calendar
+                    .entries()
+                    .filter(|entry| entry.key <= now && of_host(entry))
+                    .map(|&entry| (entry, false)),
+            );
+            candidates.extend(self.hidden.iter().filter(|hidden| hidden.level > lambda0).filter_map(
+                |hidden| {
+                    let entry = PageEntry { key: f64::NAN, page: hidden.page, generation: hidden.generation };
+                    of_host(&entry).then_some((entry, false))
+                },
+            ));
         }
         candidates
             .into_iter()
@@ -175,7 +189,11 @@ impl<O: Objective> Scheduler<O> {
                 let slot = self.pages.get(entry.page as usize)?;
                 let worth_it = value_now(self.objective, slot, now) >= lambda0
                     || due_time(self.objective, slot, lambda0) <= now;
-                let key = if held && !drifted { entry.key } else { host_key(self.objective, slot, key_threshold) };
+                let key = if held && !drifted && !entry.key.is_nan() {
+                    entry.key
+                } else {
+                    host_key(self.objective, slot, key_threshold)
+                };
                 worth_it.then_some(PageEntry { key, ..entry })
             })
             .collect()

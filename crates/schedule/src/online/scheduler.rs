@@ -42,6 +42,8 @@ pub struct Stats {
     /// Pages that surfaced from the calendar not yet worth a fetch (`λ_0` rose since their key
     /// was computed) and were keyed again.
     pub requeued: u64,
+    /// Offers withdrawn when picked: `λ_0` had risen above their value since they were made.
+    pub withdrawn: u64,
 }
 
 /// The online threshold scheduler of seed 003 (see the [module docs](super)): sans-IO, generic
