@@ -191,7 +191,9 @@ impl Calendar {
     /// The entry due first if its key is at or before `now`.
     pub(super) fn pop_due(&mut self, now: f64) -> Option<PageEntry> {
         if self.due.peek().is_some_and(|entry| entry.key <= now) {
-            return self.due.pop();
+            let entry = self.due.pop();
+            shrink_if_sparse(&mut self.due);
+            return entry;
         }
         None
     }
@@ -223,7 +225,29 @@ impl Calendar {
         self.due.len() + self.fresh.len() + self.near_len + self.coarse_len + self.overflow.len()
     }
 
+    /// The entries keyed at or before `now`, in no order (what `advance(now)` would hand out,
+    /// and the entries already due): only the buckets up to `now`'s are read.
+    pub(super) fn entries_until(&self, now: f64) -> impl Iterator<Item = &PageEntry> {
+        let target = self.bucket(now);
+        let epoch_end = ((self.cursor >> NEAR_BITS) + 1) << NEAR_BITS;
+        let near_end = target.min(epoch_end - 1);
+        let near = (self.cursor + 1..=near_end).flat_map(move |bucket| &self.near[index(bucket, NEAR)]);
+        let current = self.cursor >> NEAR_BITS;
+        let coarse_end = (target >> NEAR_BITS).min(current + COARSE as i64 - 1);
+        let coarse = (current + 1..=coarse_end).flat_map(move |epoch| &self.coarse[index(epoch, COARSE)]);
+        self.due
+            .iter()
+            .chain(&self.fresh)
+            .chain(near)
+            .chain(coarse)
+            // The overflow holds keys past the coarse ring of the cursor at their push, which
+            // may be near now: read whole (it is spread again once per turn of the ring).
+            .chain(&self.overflow)
+            .filter(move |entry| entry.key <= now)
+    }
+
     /// Every entry queued, in no order.
+    #[cfg(test)]
     pub(super) fn entries(&self) -> impl Iterator<Item = &PageEntry> {
         self.due
             .iter()
@@ -241,6 +265,20 @@ impl Calendar {
         vectors * size_of::<PageEntry>() + (NEAR + COARSE) * size_of::<Vec<PageEntry>>()
     }
 }
+
+/// Gives back most of a heap's buffer once it holds under a quarter of its capacity (at least
+/// 4,096 entries' worth): after a first crawl, every page passed through `due` (16 bytes a
+/// page at 10^7 pages) and a host's backlog, and their buffers would otherwise stay at that
+/// peak.
+pub(super) fn shrink_if_sparse<T: Ord>(heap: &mut BinaryHeap<T>) {
+    let capacity = heap.capacity();
+    if capacity > SHRINK_FLOOR && heap.len() < capacity / 4 {
+        heap.shrink_to(capacity / 2);
+    }
+}
+
+/// Heaps of at most this many entries' capacity are never shrunk.
+const SHRINK_FLOOR: usize = 4_096;
 
 /// The ring index of a bucket or epoch (`ring` a power of two; negative numbers wrap too).
 fn index(position: i64, ring: usize) -> usize {
@@ -291,6 +329,12 @@ mod tests {
                     prop_assert!(hint.is_some_and(|hint| hint <= earliest), "{hint:?} > {earliest}");
                 }
                 now += step;
+                let mut until: Vec<u32> = calendar.entries_until(now).map(|entry| entry.page).collect();
+                let mut expected: Vec<u32> =
+                    calendar.entries().filter(|entry| entry.key <= now).map(|entry| entry.page).collect();
+                until.sort_unstable();
+                expected.sort_unstable();
+                prop_assert_eq!(until, expected);
                 let before = out.len();
                 drain_until(&mut calendar, now, &mut out);
                 for &(key, _) in &out[before..] {

@@ -18,8 +18,8 @@ pub enum Status {
     /// `V(∞) < λ_0`: the page is not worth a fetch at any age under the current threshold.
     NeverDue,
     /// Not yet taken out of the calendar: `V(τ) < λ_0` yet, and it will reach `λ_0` at
-    /// `eligible_at`; or, if `λ_0` fell since its key was computed, `V(τ)` may have reached
-    /// `λ_0` already and the page waits for its key (`keyed_at`), late by that drift.
+    /// `eligible_at`; or, if `λ_0` fell since its calendar key was computed, `V(τ)` may have
+    /// reached `λ_0` already and the page waits for that key, late by the drift.
     NotYetEligible,
     /// Eligible, but its host's slot is taken (`until: None`, a fetch in flight) or closed by
     /// politeness or a back-off until the given time.
@@ -63,9 +63,6 @@ pub struct Explanation {
     pub due_at: f64,
     /// When `V` reaches `λ_0`, from which time an idle host takes it: `last + τ*(λ_0)`.
     pub eligible_at: f64,
-    /// The key of its entry in the calendar (when the scheduler next looks at it), if it is
-    /// there: its `eligible_at` under the `λ_0` of the moment it was keyed.
-    pub keyed_at: Option<f64>,
     /// Why it is (not) fetched now.
     pub status: Status,
 }
@@ -73,7 +70,8 @@ pub struct Explanation {
 impl<O: Objective> Scheduler<O> {
     /// Explains `page` at `now` (not earlier than the latest time seen) without changing anything:
     /// the thresholds are those `next(now)` would use, and so is the host's choice among its
-    /// eligible pages. `O(pages)`: it looks for the host's pages in the calendar.
+    /// eligible pages: `O(entries due by now + the host's backlog)`, `O(pages)` right after a
+    /// fall of `λ_0` that rebuilds the calendar at the next `next`.
     ///
     /// # Errors
     /// [`OnlineError::UnknownPage`].
@@ -93,11 +91,6 @@ impl<O: Objective> Scheduler<O> {
         let value_at_infinity = self.objective.marginal_at_zero(slot.page());
         let eligible_at = due_time(self.objective, slot, lambda0);
         let value = value_now(self.objective, slot, now);
-        let keyed_at = self
-            .calendar
-            .entries()
-            .find(|entry| entry.page == page.0 && slot.is_live(entry))
-            .map(|entry| entry.key);
         let eligible = self.eligible_pages(slot.host, now, lambda0);
         let is_eligible = eligible.iter().any(|entry| entry.page == page.0);
         let choice =
@@ -130,7 +123,6 @@ impl<O: Objective> Scheduler<O> {
             last_fetch: slot.was_fetched().then_some(slot.last),
             due_at: due_time(self.objective, slot, threshold),
             eligible_at,
-            keyed_at,
             status,
         })
     }
@@ -171,10 +163,7 @@ impl<O: Objective> Scheduler<O> {
                     .map(|&entry| (entry, true)),
             );
             candidates.extend(
-                self.calendar
-                    .entries()
-                    .filter(|entry| entry.key <= now && of_host(entry))
-                    .map(|&entry| (entry, false)),
+                self.calendar.entries_until(now).filter(|entry| of_host(entry)).map(|&entry| (entry, false)),
             );
             candidates.extend(self.hidden.iter().filter(|hidden| hidden.level > lambda0).filter_map(
                 |hidden| {

@@ -95,10 +95,21 @@ impl HostState {
     pub(super) fn pop_backlog(&mut self, pages: &[PageSlot]) -> Option<PageEntry> {
         while let Some(entry) = self.backlog.pop() {
             if pages.get(entry.page as usize).is_some_and(|slot| slot.is_live(&entry)) {
+                self.shrink_if_sparse();
                 return Some(entry);
             }
         }
+        self.shrink_if_sparse();
         None
+    }
+
+    /// Gives back most of the backlog's buffer once it holds under a quarter of it (a first
+    /// crawl puts every page of the host there at once).
+    fn shrink_if_sparse(&mut self) {
+        let capacity = self.backlog.capacity();
+        if capacity > 8 && self.backlog.len() < capacity / 4 {
+            self.backlog.shrink_to(capacity / 2);
+        }
     }
 
     pub(super) fn backlog_is_empty(&self) -> bool {
