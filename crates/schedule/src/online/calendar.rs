@@ -106,10 +106,10 @@ impl Calendar {
             self.near[index(bucket, NEAR)].push(entry);
             self.near_len += 1;
         } else if epoch - current < COARSE as i64 {
-            self.coarse[index(epoch, COARSE)].push(entry);
+            push_compact(&mut self.coarse[index(epoch, COARSE)], entry);
             self.coarse_len += 1;
         } else {
-            self.overflow.push(entry);
+            push_compact(&mut self.overflow, entry);
         }
     }
 
@@ -264,6 +264,17 @@ impl Calendar {
             + self.fresh.capacity();
         vectors * size_of::<PageEntry>() + (NEAR + COARSE) * size_of::<Vec<PageEntry>>()
     }
+}
+
+/// Appends, growing a full vector by a quarter rather than doubling it: the coarse vectors and
+/// the overflow hold most pages' entries, and doubling left a third of their memory unused on
+/// average (allocated bytes per page above the 64 at 10^7 pages, `benches/online.rs`);
+/// growth stays geometric, so a push is still `O(1)` amortised.
+fn push_compact(vector: &mut Vec<PageEntry>, entry: PageEntry) {
+    if vector.len() == vector.capacity() {
+        vector.reserve_exact((vector.len() / 4).max(16));
+    }
+    vector.push(entry);
 }
 
 /// Gives back most of a heap's buffer once it holds under a quarter of its capacity (at least

@@ -5,7 +5,7 @@ use freshet_policy::Objective;
 
 use super::demand::{SWEEP_SLOTS_MOVING, SWEEP_SLOTS_SETTLED};
 use super::host::{HiddenPage, ReadyEntry, TimerEntry, earliest_after, host_key};
-use super::keys::{due_time, value_now};
+use super::keys::{THRESHOLD_TOLERANCE, due_time, reaches, value_now};
 use super::page::PageEntry;
 use super::scheduler::{LATE_KEY_MARGIN, REKEY_TOLERANCE};
 use super::{Decision, HostId, OnlineError, OnlineResult, Outcome, PageId, Scheduler};
@@ -131,7 +131,7 @@ impl<O: Objective> Scheduler<O> {
                 continue;
             }
             let value = value_now(self.objective, &slot, self.clock);
-            if value < self.lambda0 {
+            if value < self.lambda0 * (1.0 - THRESHOLD_TOLERANCE) {
                 let key = due_time(self.objective, &slot, self.lambda0);
                 if key > self.clock {
                     self.stats.requeued += 1;
@@ -290,9 +290,7 @@ impl<O: Objective> Scheduler<O> {
     /// its next page.
     fn still_worth_it(&mut self, offer: &ReadyEntry) -> bool {
         let Some(slot) = self.pages.get(offer.page as usize).copied() else { return false };
-        if value_now(self.objective, &slot, self.clock) >= self.lambda0
-            || due_time(self.objective, &slot, self.lambda0) <= self.clock
-        {
+        if reaches(self.objective, &slot, self.clock, self.lambda0) {
             return true;
         }
         if let Some(host) = self.hosts.get_mut(offer.host as usize) {

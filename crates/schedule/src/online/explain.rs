@@ -4,7 +4,7 @@ use freshet_policy::Objective;
 
 use super::dispatch::goes_before;
 use super::host::host_key;
-use super::keys::{due_time, value_now};
+use super::keys::{THRESHOLD_TOLERANCE, due_time, reaches, value_now};
 use super::page::PageEntry;
 use super::scheduler::REKEY_TOLERANCE;
 use super::{HostId, OnlineError, OnlineResult, PageId, Scheduler};
@@ -15,7 +15,8 @@ use super::{HostId, OnlineError, OnlineResult, PageId, Scheduler};
 pub enum Status {
     /// A fetch of the page is under way.
     InFlight,
-    /// `V(∞) < λ_0`: the page is not worth a fetch at any age under the current threshold.
+    /// `V(∞) < λ_0` (by more than the 1% within which a value counts as reaching `λ_0`): the
+    /// page is not worth a fetch at any age under the current threshold.
     NeverDue,
     /// Not yet taken out of the calendar: `V(τ) < λ_0` yet, and it will reach `λ_0` at
     /// `eligible_at`; or, if `λ_0` fell since its calendar key was computed, `V(τ)` may have
@@ -97,7 +98,7 @@ impl<O: Objective> Scheduler<O> {
             eligible.into_iter().reduce(|best, entry| if goes_before(&entry, &best) { entry } else { best });
         let status = if slot.in_flight() {
             Status::InFlight
-        } else if value_at_infinity < lambda0 {
+        } else if value_at_infinity < lambda0 * (1.0 - THRESHOLD_TOLERANCE) {
             Status::NeverDue
         } else if !is_eligible {
             Status::NotYetEligible
@@ -176,8 +177,7 @@ impl<O: Objective> Scheduler<O> {
             .into_iter()
             .filter_map(|(entry, held)| {
                 let slot = self.pages.get(entry.page as usize)?;
-                let worth_it = value_now(self.objective, slot, now) >= lambda0
-                    || due_time(self.objective, slot, lambda0) <= now;
+                let worth_it = reaches(self.objective, slot, now, lambda0);
                 let key = if held && !drifted && !entry.key.is_nan() {
                     entry.key
                 } else {
