@@ -71,6 +71,10 @@
 //!   rebuild. `next` never waits past the time the bucket fills, so a fall of `λ_0` is looked
 //!   at. `tests/online/behaviour.rs` measures the lateness that is left: how often `next` waits
 //!   while `explain` finds a page worth `λ_0` on a free host.
+//! * A value within 1% under `λ_0` counts as reaching it (`keys.rs`, `THRESHOLD_TOLERANCE`):
+//!   every token taken raises `λ_0` by about 0.16% (the proportional term over a 64-token
+//!   bucket), and without the margin a page found worth a fetch when its key came would go back
+//!   to the calendar because of the fetch started just before it.
 //! * Backlog keys are computed with the host threshold of the moment they were pushed, and the
 //!   backlog is re-keyed when that threshold has moved by more than 5%.
 //! * The whole calendar is keyed again by [`Scheduler::set_lambda0`] and
