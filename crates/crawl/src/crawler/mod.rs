@@ -385,8 +385,9 @@ impl Crawler {
                 if stopping || self.page_limit_reached() || (idle && self.scheduler.is_empty()) {
                     break;
                 }
-                // Idle with pages left: every host is parked until λ_0 falls (the budget
-                // controller lowers it while the budget goes unused). Look again shortly.
+                // Idle with pages left: every page is worth less than λ_0 at any age until λ_0
+                // falls (the budget controller lowers it while the budget goes unused). Look
+                // again shortly.
                 if wait.is_none() {
                     wait = Some(unix_now() + 0.05);
                 }

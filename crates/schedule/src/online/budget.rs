@@ -120,6 +120,11 @@ impl BudgetController {
         self.log_correction = 0.0;
     }
 
+    /// Whether the bucket is full (tokens go unused).
+    pub(super) fn is_full(&self) -> bool {
+        self.level >= self.burst
+    }
+
     pub(super) fn has_token(&self) -> bool {
         self.level >= 1.0
     }
@@ -127,6 +132,11 @@ impl BudgetController {
     /// When the next token will be there, from `now`.
     pub(super) fn token_time(&self, now: f64) -> f64 {
         now + ((1.0 - self.level) / self.rate).max(0.0)
+    }
+
+    /// When the bucket will be full if no token is taken before (`now` if it is).
+    pub(super) fn full_time(&self, now: f64) -> f64 {
+        now + ((self.burst - self.level) / self.rate).max(0.0)
     }
 
     pub(super) fn consume(&mut self) {

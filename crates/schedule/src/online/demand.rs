@@ -4,7 +4,7 @@
 //! `S_i(λ) = Σ_{j ∈ i} f_j(λ)` the rates host `i`'s pages take at threshold `λ`
 //! (`Objective::rate_at_marginal`) and `k_i = 1/gap` its politeness capacity: the equation the
 //! batch solver `freshet_policy::solve` solves. The scheduler evaluates its left side and slope
-//! at one `λ` per sweep over its page slots, a few slots per call of `next` (sequential reads;
+//! at one `λ` per sweep over its page slots, a few slots per fetch started (sequential reads;
 //! the sums of hosts with a finite capacity live in a vector indexed by host, those of the
 //! uncapped hosts, whose `min(∞, S_i)` is `S_i`, in one sum), and takes a damped Newton step on
 //! `ln λ` when a sweep completes. A sweep costs `O(pages + hosts)`, spread over `pages/4` to `pages/2`
@@ -16,13 +16,13 @@ use freshet_policy::Objective;
 
 use super::Scheduler;
 
-/// Page slots a sweep visits per call of `next` while the feed-forward is settled (its last
+/// Page slots a sweep visits per fetch `next` starts while the feed-forward is settled (its last
 /// sweep moved it by less than 2%). Each slot costs a Lambert W and a random access to the
 /// per-host sums: at 4 per call (the first version) the sweep took about a fifth of the time of
 /// a `next`/`fetched` pair in `benches/online.rs`. In a steady state `λ_ff` barely moves, so
 /// half the speed loses nothing (BENCHMARKS.md, "Online scheduler").
 pub(super) const SWEEP_SLOTS_SETTLED: usize = 2;
-/// Page slots per call while the feed-forward moves (after a first crawl, a bulk change): the
+/// Page slots per fetch while the feed-forward moves (after a first crawl, a bulk change): the
 /// first version's speed, so that a transient is followed as fast as before. In the bench's
 /// window after a first crawl of 10^7 pages it made no measurable difference (fetch rate 0.772
 /// of the budget against 0.776 at 2 slots throughout; BENCHMARKS.md).

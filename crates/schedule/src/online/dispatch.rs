@@ -1,24 +1,29 @@
-//! The deciding verbs: [`Scheduler::next`] and [`Scheduler::fetched`], and the host queue keys
-//! they maintain.
+//! The deciding verbs: [`Scheduler::next`] and [`Scheduler::fetched`], and the moves of a page
+//! from the calendar to its host and from its host to the ready queue.
 
 use freshet_policy::Objective;
 
 use super::demand::{SWEEP_SLOTS_MOVING, SWEEP_SLOTS_SETTLED};
-use super::host::{Contender, HeadView, ParkedHost};
-use super::keys::{due_time, value_now};
-use super::scheduler::{HOST_KEY_MARGIN, REKEY_TOLERANCE};
+use super::host::{HiddenPage, ReadyEntry, TimerEntry, earliest_after, host_key};
+use super::keys::{THRESHOLD_TOLERANCE, due_time, reaches, value_now};
+use super::page::PageEntry;
+use super::scheduler::{LATE_KEY_MARGIN, REKEY_TOLERANCE};
 use super::{Decision, HostId, OnlineError, OnlineResult, Outcome, PageId, Scheduler};
+
+/// The key of an offer made without competition, not computed until another page competes.
+pub(super) const UNKEYED: f64 = f64::NAN;
+
+/// Offers taken between two re-rankings of the ready queue at least (see `refresh_ready`).
+const READY_REFRESH: usize = 16;
 
 impl<O: Objective> Scheduler<O> {
     /// What to do at `now`: fetch a page, wait, or nothing.
     ///
-    /// A page is fetched when its host's slot is free (politeness) and a budget token is there,
-    /// and it heads its host's queue (earliest to reach `λ_0 + λ_i`) with `V(τ) ≥ λ_0`. Tokens go
-    /// by value (seed 003: pages are served in order of crawl value): among the hosts that may
-    /// serve within one token interval `1/k_0`, the one whose head page is worth most gets the
-    /// token, and while only one token is left it is held for that host even if a host worth less
-    /// is ready a moment earlier. `now` earlier than a previous call (or NaN) counts as the
-    /// latest time seen.
+    /// A page is fetched when its value has reached `λ_0`, its host's slot is free
+    /// (politeness), it is the page its host serves first (earliest to reach `λ_0 + λ_i`), and a
+    /// budget token is there. Tokens go by value (seed 003: pages are served in order of crawl
+    /// value): among the pages offered by free hosts, the one worth most gets the token. `now`
+    /// earlier than a previous call (or NaN) counts as the latest time seen.
     pub fn next(&mut self, now: f64) -> Decision {
         self.advance(now);
         if !self.started {
@@ -31,108 +36,288 @@ impl<O: Objective> Scheduler<O> {
                 None => return Decision::Idle,
             }
         }
-        let slots = if self.controller.settled() { SWEEP_SLOTS_SETTLED } else { SWEEP_SLOTS_MOVING };
-        self.sweep_demand(slots);
+        let decision = self.decide();
+        // After the decision, so that `explain` at the same time sees the `λ_0` it was made
+        // with (a sweep that completes moves `λ_ff`); once per fetch, where it was once per call
+        // (a driver calls `next` about twice per fetch: the wait for a token, then the fetch).
+        if matches!(decision, Decision::Fetch { .. }) {
+            let slots = if self.controller.settled() { SWEEP_SLOTS_SETTLED } else { SWEEP_SLOTS_MOVING };
+            self.sweep_demand(slots);
+        }
+        decision
+    }
+
+    /// `next`'s decision, once started.
+    fn decide(&mut self) -> Decision {
+        self.surface();
+        self.open_slots();
+        if self.ready_taken >= self.ready.len().max(READY_REFRESH) {
+            self.refresh_ready();
+        }
         loop {
+            let Some(best) = self.ready.peek().copied() else { return self.wait() };
+            if !self.is_live_offer(&best) {
+                self.ready.pop();
+                continue;
+            }
             let token_time = self.controller.token_time(self.clock);
-            self.admit_contenders(self.clock + 1.0 / self.budget.rate);
-            let Some(best) = self.live_contender() else {
-                let Some(entry) = self.ready.peek() else { return Decision::Idle };
-                return Decision::WaitUntil(entry.key.max(token_time));
-            };
             if token_time > self.clock {
                 return Decision::WaitUntil(token_time);
             }
-            let chosen = if best.ready_at <= self.clock {
-                self.contenders.pop();
-                best
-            } else if self.controller.level() < 2.0 {
-                // One token: held for the host worth most, ready within a token interval.
-                return Decision::WaitUntil(best.ready_at);
-            } else {
-                match self.pop_ready_contender() {
-                    Some(chosen) => chosen,
-                    None => return Decision::WaitUntil(best.ready_at),
-                }
-            };
-            self.hosts[chosen.host as usize].ready_key = f64::INFINITY;
-            let Some((ready_at, head)) = self.host_ready_time(chosen.host, self.lambda0) else { continue };
-            if ready_at == f64::INFINITY {
-                self.park(chosen.host);
+            self.ready.pop();
+            self.ready_taken += 1;
+            if !self.still_worth_it(&best) {
                 continue;
             }
-            if ready_at > self.clock {
-                self.push_host(chosen.host, ready_at);
-                continue;
-            }
-            return self.start_fetch(chosen.host, head);
+            return self.start_fetch(best);
         }
     }
 
-    /// Moves the hosts of the global queue keyed at or before `horizon` to the contenders, with
-    /// their exact ready time under the current `λ_0` and their head page's value then; hosts
-    /// found later go back to the global queue, hosts with nothing worth a fetch are parked.
-    fn admit_contenders(&mut self, horizon: f64) {
-        while let Some(entry) = self.ready.peek() {
-            if entry.key > horizon {
+    /// Ranks the offers again by their value now: values grow with time at different speeds,
+    /// so an offer passed over keeps a value that is lower than its value now. Once per
+    /// `max(READY_REFRESH, offers)` offers taken (`O(1)` amortised per fetch), so no offer waits
+    /// more than that many tokens behind offers that are worth less than it is.
+    fn refresh_ready(&mut self) {
+        let mut entries = std::mem::take(&mut self.ready).into_vec();
+        entries.retain_mut(|entry| {
+            let live = self.hosts.get(entry.host as usize).and_then(|host| host.offer).is_some_and(|offer| {
+                offer.page == entry.page
+                    && offer.generation == entry.generation
+                    && self.pages.get(entry.page as usize).is_some_and(|slot| slot.is_live(&offer))
+            });
+            if live && let Some(slot) = self.pages.get(entry.page as usize) {
+                entry.value = value_now(self.objective, slot, self.clock);
+            }
+            live
+        });
+        self.ready = entries.into();
+        self.ready_taken = 0;
+    }
+
+    /// Nothing to start now: the time of the next event (a page reaching `λ_0`, a slot
+    /// opening), no later than the time the budget's bucket fills (a fall of `λ_0` then may
+    /// make pages eligible sooner than their keys say); `Idle` if nothing is queued.
+    fn wait(&self) -> Decision {
+        let timer = self.timers.peek().map(|entry| entry.at);
+        let wake = match (self.calendar.next_time(), timer) {
+            (Some(key), Some(timer)) => key.min(timer),
+            (Some(time), None) | (None, Some(time)) => time,
+            (None, None) => return Decision::Idle,
+        };
+        let full = self.controller.full_time(self.clock);
+        let wake = if full > self.clock { wake.min(full) } else { wake };
+        Decision::WaitUntil(if wake > self.clock { wake } else { self.clock.next_up() })
+    }
+
+    /// Takes the pages whose key has come out of the calendar: those worth `λ_0` now go to
+    /// their host; the others (`λ_0` rose since their key was computed) are keyed again.
+    fn surface(&mut self) {
+        self.calendar.advance(self.clock);
+        // Read the slots and host records of the entries handed out, one after another: their
+        // cache misses overlap (each is independent of the others), where the checks below
+        // would take them one at a time. At 10^6 pages this took the prototype from 0.70–0.78
+        // to 0.97–1.04 M pairs per CPU second (BENCHMARKS.md, "Online scheduler").
+        let mut touched = 0.0;
+        for entry in self.calendar.fresh() {
+            if let Some(slot) = self.pages.get(entry.page as usize) {
+                touched += self.hosts.get(slot.host as usize).map_or(0.0, |host| host.free_at);
+            }
+        }
+        std::hint::black_box(touched);
+        self.calendar.settle_fresh();
+        while let Some(entry) = self.calendar.pop_due(self.clock) {
+            let Some(slot) = self.pages.get(entry.page as usize).copied() else { continue };
+            if !slot.is_live(&entry) {
+                continue;
+            }
+            let value = value_now(self.objective, &slot, self.clock);
+            if value < self.lambda0 * (1.0 - THRESHOLD_TOLERANCE) {
+                let key = due_time(self.objective, &slot, self.lambda0);
+                if key > self.clock {
+                    self.stats.requeued += 1;
+                    if key == f64::INFINITY {
+                        let level = self.objective.marginal_at_zero(slot.page());
+                        self.hidden.push(HiddenPage {
+                            level,
+                            page: entry.page,
+                            generation: entry.generation,
+                        });
+                    } else {
+                        self.calendar.push(PageEntry { key, ..entry });
+                    }
+                    continue;
+                }
+            }
+            self.make_eligible(entry, value);
+        }
+    }
+
+    /// Hands an eligible page (worth `value` now) to its host: it becomes the host's offer if
+    /// the host may start now and the page reaches the host's threshold first; else it waits
+    /// in the host's backlog.
+    fn make_eligible(&mut self, entry: PageEntry, value: f64) {
+        let (clock, lambda0, slots) = (self.clock, self.lambda0, self.host_slots);
+        let Some(slot) = self.pages.get(entry.page as usize).copied() else { return };
+        let host_id = slot.host;
+        let Some(host) = self.hosts.get_mut(host_id as usize) else { return };
+        let threshold = host.threshold(lambda0);
+        if host.refresh_keys(self.objective, &self.pages, threshold, REKEY_TOLERANCE) {
+            self.stats.host_rekeys += 1;
+        }
+        if !host.can_start(clock, slots) {
+            let key = host_key(self.objective, &slot, host.keyed_threshold);
+            host.push_backlog(PageEntry { key, ..entry });
+            self.arm_timer(host_id);
+            return;
+        }
+        if host.offer.is_none() && host.backlog_is_empty() {
+            // The usual case of a host whose slot is free when its pages come due: the page is
+            // its offer at once, and its key in the host's order is computed only if another
+            // page comes to compete with it (`UNKEYED`).
+            host.offer = Some(PageEntry { key: UNKEYED, ..entry });
+            self.ready.push(ReadyEntry {
+                value,
+                page: entry.page,
+                generation: entry.generation,
+                host: host_id,
+            });
+            return;
+        }
+        let key = host_key(self.objective, &slot, host.keyed_threshold);
+        let candidate = PageEntry { key, ..entry };
+        // The host's offer is the first of its eligible pages in its order: the candidate, an
+        // entry of its backlog, or the offer it has.
+        let offer = match host.offer {
+            None => {
+                host.push_backlog(candidate);
+                let Some(best) = host.pop_backlog(&self.pages) else { return };
+                best
+            }
+            Some(mut offer) => {
+                if offer.key.is_nan() {
+                    offer.key = self
+                        .pages
+                        .get(offer.page as usize)
+                        .map_or(f64::INFINITY, |slot| host_key(self.objective, slot, host.keyed_threshold));
+                }
+                host.push_backlog(candidate);
+                match host.pop_backlog(&self.pages) {
+                    Some(best) if goes_before(&best, &offer) => {
+                        host.push_backlog(offer);
+                        best
+                    }
+                    Some(best) => {
+                        host.push_backlog(best);
+                        return;
+                    }
+                    None => return,
+                }
+            }
+        };
+        host.offer = Some(offer);
+        let value = if offer.page == entry.page {
+            value
+        } else {
+            self.pages.get(offer.page as usize).map_or(0.0, |slot| value_now(self.objective, slot, clock))
+        };
+        self.ready.push(ReadyEntry { value, page: offer.page, generation: offer.generation, host: host_id });
+    }
+
+    /// Puts `host` in the timer queue at the time its slot opens, if it has eligible pages, a
+    /// slot to open (not all in flight: `fetched` wakes it then) and no earlier timer.
+    fn arm_timer(&mut self, host_id: u32) {
+        let slots = self.host_slots;
+        let Some(host) = self.hosts.get_mut(host_id as usize) else { return };
+        if u32::from(host.in_flight) >= slots || host.free_at >= host.timer_at {
+            return;
+        }
+        host.timer_at = host.free_at;
+        self.timers.push(TimerEntry { at: host.free_at, host: host_id });
+    }
+
+    /// Opens the slots whose time has come: each such host offers its best eligible page.
+    fn open_slots(&mut self) {
+        while let Some(entry) = self.timers.peek().copied() {
+            if entry.at > self.clock {
                 return;
             }
-            self.ready.pop();
-            let Some(state) = self.hosts.get_mut(entry.host as usize) else { continue };
-            state.ready_key = f64::INFINITY;
-            match self.host_ready_time(entry.host, self.lambda0) {
-                None => {}
-                Some((f64::INFINITY, _)) => self.park(entry.host),
-                Some((ready_at, _)) if ready_at > horizon => self.push_host(entry.host, ready_at),
-                Some((ready_at, head)) => {
-                    let value = value_now(self.objective, &head.slot, ready_at.max(self.clock));
-                    self.push_contender(entry.host, ready_at, value);
-                }
+            self.timers.pop();
+            let Some(host) = self.hosts.get_mut(entry.host as usize) else { continue };
+            if host.timer_at != entry.at {
+                continue;
             }
+            host.timer_at = f64::INFINITY;
+            self.wake_host(entry.host);
         }
     }
 
-    /// The live contender worth most, dropping stale ones on the way.
-    fn live_contender(&mut self) -> Option<Contender> {
-        while let Some(entry) = self.contenders.peek().copied() {
-            if self
-                .hosts
-                .get(entry.host as usize)
-                .is_some_and(|host| host.present && host.generation == entry.generation)
-            {
-                return Some(entry);
-            }
-            self.contenders.pop();
+    /// If `host` may start now and has no live offer, it offers its best eligible page (or,
+    /// with none, its capacity does not bind: `λ_i = 0`); if it may start later, it waits in
+    /// the timer queue.
+    pub(super) fn wake_host(&mut self, host_id: u32) {
+        let (clock, lambda0, slots) = (self.clock, self.lambda0, self.host_slots);
+        let Some(host) = self.hosts.get_mut(host_id as usize) else { return };
+        if !host.present {
+            return;
         }
-        None
+        if let Some(offer) = host.offer {
+            if self.pages.get(offer.page as usize).is_some_and(|slot| slot.is_live(&offer)) {
+                return;
+            }
+            host.offer = None;
+        }
+        if !host.can_start(clock, slots) {
+            self.arm_timer(host_id);
+            return;
+        }
+        let threshold = host.threshold(lambda0);
+        if host.refresh_keys(self.objective, &self.pages, threshold, REKEY_TOLERANCE) {
+            self.stats.host_rekeys += 1;
+        }
+        let Some(entry) = host.pop_backlog(&self.pages) else {
+            // The slot opens with nothing worth a fetch: the capacity does not bind now.
+            host.lambda = 0.0;
+            return;
+        };
+        host.offer = Some(entry);
+        let value =
+            self.pages.get(entry.page as usize).map_or(0.0, |slot| value_now(self.objective, slot, clock));
+        self.ready.push(ReadyEntry { value, page: entry.page, generation: entry.generation, host: host_id });
     }
 
-    /// Pops the contender worth most among those ready now (the others stay).
-    fn pop_ready_contender(&mut self) -> Option<Contender> {
-        let mut later = Vec::new();
-        let mut chosen = None;
-        while let Some(entry) = self.live_contender() {
-            self.contenders.pop();
-            if entry.ready_at <= self.clock {
-                chosen = Some(entry);
-                break;
-            }
-            later.push(entry);
+    /// Whether the offered page is still worth `λ_0` now (`λ_0` may have risen since it was
+    /// offered). If not, it goes back to the calendar (or the hidden pages) and its host offers
+    /// its next page.
+    fn still_worth_it(&mut self, offer: &ReadyEntry) -> bool {
+        let Some(slot) = self.pages.get(offer.page as usize).copied() else { return false };
+        if reaches(self.objective, &slot, self.clock, self.lambda0) {
+            return true;
         }
-        self.contenders.extend(later);
-        chosen
+        if let Some(host) = self.hosts.get_mut(offer.host as usize) {
+            host.offer = None;
+        }
+        self.stats.withdrawn += 1;
+        self.enqueue(offer.page);
+        self.wake_host(offer.host);
+        false
     }
 
-    /// Makes `host` a contender: it may serve at `ready_at`, a page worth `value`.
-    fn push_contender(&mut self, host: u32, ready_at: f64, value: f64) {
-        let Some(state) = self.hosts.get_mut(host as usize) else { return };
-        state.generation = state.generation.wrapping_add(1);
-        state.ready_key = ready_at;
-        self.ready.remove(host);
-        self.contenders.push(Contender { value, ready_at, host, generation: state.generation });
-        if self.contenders.len() > 2 * self.hosts.len() + 1024 {
-            self.rebuild_ready();
+    /// Whether a ready entry is its host's live offer (the page present, queued, unchanged).
+    fn is_live_offer(&mut self, entry: &ReadyEntry) -> bool {
+        let Some(host) = self.hosts.get(entry.host as usize) else { return false };
+        let Some(offer) = host.offer else { return false };
+        if offer.page != entry.page || offer.generation != entry.generation {
+            return false;
         }
+        if self.pages.get(entry.page as usize).is_some_and(|slot| slot.is_live(&offer)) {
+            return true;
+        }
+        // The offered page was removed or changed: the host offers its next page.
+        if let Some(host) = self.hosts.get_mut(entry.host as usize) {
+            host.offer = None;
+        }
+        self.wake_host(entry.host);
+        false
     }
 
     /// Reports the end of a fetch that [`next`](Self::next) started; releases its host's slot.
@@ -174,17 +359,20 @@ impl<O: Objective> Scheduler<O> {
                 host.free_at = earliest_by_gap.max(clock + retry_after).max(floor);
             }
         }
+        // A timer set for an earlier opening is stale now.
+        if host.timer_at < host.free_at {
+            host.timer_at = f64::INFINITY;
+        }
         page_slot.set_in_flight(false);
         if page_slot.is_present() {
-            // Queued without re-keying the host: it is re-keyed right after, once.
-            self.queue_page(page.0);
+            self.enqueue(page.0);
         }
-        self.schedule_host(slot.host);
+        self.wake_host(slot.host);
         Ok(())
     }
 
-    /// Moves the clock to `now` (never backwards), runs the budget controller, and rebuilds the
-    /// global queue if `λ_0` fell below the margin its keys were computed with.
+    /// Moves the clock to `now` (never backwards), runs the budget controller, and refreshes
+    /// `λ_0` (see [`refresh_lambda0`](Self::refresh_lambda0)).
     pub(super) fn advance(&mut self, now: f64) {
         if now > self.clock {
             if self.started && self.clock.is_finite() {
@@ -195,18 +383,50 @@ impl<O: Objective> Scheduler<O> {
         self.refresh_lambda0();
     }
 
+    /// Takes `λ_0` from the controller; brings back the hidden pages it now makes worth a
+    /// fetch, and rebuilds the calendar if it fell below the margin of its keys.
     pub(super) fn refresh_lambda0(&mut self) {
         if !self.started {
             return;
         }
         self.lambda0 = self.controller.lambda0();
-        // A rebuild costs O(hosts): at most one per `hosts` fetches, so O(1) amortised; between
-        // two, keys may be late by the drift of λ_0 below its margin.
-        let paid = self.stats.fetches - self.fetches_at_rebuild >= self.hosts.len() as u64;
-        if self.lambda0 < self.keyed_lambda0 && paid {
-            self.rebuild_ready();
+        if self.rebuild_due(self.lambda0) {
+            self.rebuild();
+            return;
         }
-        self.unpark();
+        let mut revealed = Vec::new();
+        while let Some(hidden) = self.hidden.peek().copied() {
+            if hidden.level <= self.lambda0 {
+                break;
+            }
+            self.hidden.pop();
+            let live = self.pages.get(hidden.page as usize).is_some_and(|slot| {
+                slot.is_present() && !slot.in_flight() && slot.generation() == hidden.generation
+            });
+            if live {
+                revealed.push(hidden.page);
+            }
+        }
+        for page in revealed {
+            self.enqueue(page);
+        }
+    }
+
+    /// Whether a fall of `λ_0` to `lambda0` rebuilds the calendar: below `LATE_KEY_MARGIN` of
+    /// the largest `λ_0` a key was computed with, and the bucket full or no rebuild in the last
+    /// `min(pages, max(hosts, 1024))` fetches. A rebuild costs `O(pages)`; between two, keys may
+    /// be late by the drift of `λ_0` below their margin. The falls that trigger it are those of
+    /// a transient (after a first crawl `λ_0` falls by a factor of several), not the bucket's
+    /// proportional swing (±5%).
+    pub(super) fn rebuild_due(&self, lambda0: f64) -> bool {
+        if lambda0 >= LATE_KEY_MARGIN * self.keyed_lambda0 {
+            return false;
+        }
+        // While the bucket is full the budget goes unused: late keys cost fetches, not only
+        // freshness, and the fall of λ_0 that makes them late is bounded (each rebuild needs a
+        // further fall past the margin).
+        let spacing = self.page_count.min(self.hosts.len().max(1024)) as u64;
+        self.controller.is_full() || self.stats.fetches - self.fetches_at_rebuild >= spacing
     }
 
     /// The configured initial `λ_0`, or half the mean `V(∞)` of the pages present.
@@ -222,173 +442,34 @@ impl<O: Objective> Scheduler<O> {
         (count > 0 && mean.is_finite() && mean > 0.0).then_some(mean / 2.0)
     }
 
-    /// Re-keys `host` in the global queue, conservatively: with `λ_0·HOST_KEY_MARGIN`, so the key
-    /// is no later than the host's true ready time unless `λ_0` falls by more than the margin.
-    pub(super) fn schedule_host(&mut self, host: u32) {
-        let threshold = self.lambda0 * HOST_KEY_MARGIN;
-        if let Some(state) = self.hosts.get_mut(host as usize) {
-            state.generation = state.generation.wrapping_add(1);
-            state.ready_key = f64::INFINITY;
-        }
-        match self.host_ready_time(host, threshold) {
-            Some((f64::INFINITY, _)) => self.park(host),
-            Some((ready_at, _)) => {
-                // No host starts before the next budget token: keyed no earlier, a host whose
-                // backlog waits for tokens does not jump ahead of one whose slot opens before
-                // the token (a capped host would lose its slots to a flood of new pages).
-                let ready_at = ready_at.max(self.controller.token_time(self.clock));
-                self.push_host(host, ready_at);
-                self.keyed_lambda0 = self.keyed_lambda0.max(threshold);
-            }
-            None => self.ready.remove(host),
-        }
-    }
-
-    /// Parks a host none of whose pages is ever worth a fetch at the current threshold: its `λ_i`
-    /// is reset (its capacity does not bind), its queue re-keyed under `λ_0`, and it waits in the
-    /// parked queue until `λ_0` falls below its best page's `V(∞)`.
-    fn park(&mut self, host: u32) {
-        let lambda0 = self.lambda0;
-        let Some(state) = self.hosts.get_mut(host as usize) else { return };
-        state.lambda = 0.0;
-        state.rekey(self.objective, &self.pages, lambda0);
-        self.stats.host_rekeys += 1;
-        let objective = self.objective;
-        let best = state
-            .queued()
-            .filter_map(|entry| self.pages.get(entry.page as usize))
-            .map(|slot| objective.marginal_at_zero(slot.page()))
-            .fold(f64::NEG_INFINITY, f64::max);
-        state.generation = state.generation.wrapping_add(1);
-        state.ready_key = f64::INFINITY;
-        self.ready.remove(host);
-        if best > 0.0 {
-            self.parked.push(ParkedHost { level: best, host, generation: state.generation });
-        }
-    }
-
-    /// Brings back the parked hosts whose best page has become worth a fetch.
-    fn unpark(&mut self) {
-        while let Some(parked) = self.parked.peek().copied() {
-            if parked.level <= self.lambda0 {
-                return;
-            }
-            self.parked.pop();
-            let live = self
-                .hosts
-                .get(parked.host as usize)
-                .is_some_and(|state| state.generation == parked.generation);
-            if live {
-                // Its keys were computed under a threshold above every page's `V(∞)`: all `∞`.
-                if let Some(state) = self.hosts.get_mut(parked.host as usize) {
-                    state.rekey(self.objective, &self.pages, self.lambda0);
-                    self.stats.host_rekeys += 1;
-                }
-                self.schedule_host(parked.host);
-            }
-        }
-    }
-
-    /// Puts `host` in the global queue at `key` (if finite), replacing its previous entry.
-    fn push_host(&mut self, host: u32, key: f64) {
-        let Some(state) = self.hosts.get_mut(host as usize) else { return };
-        state.generation = state.generation.wrapping_add(1);
-        state.ready_key = key;
-        if key.is_finite() {
-            self.ready.set(host, key);
-        } else {
-            self.ready.remove(host);
-        }
-    }
-
-    /// When `host` may start its head page if pages are eligible from `threshold` on: the later
-    /// of its slot's free time and the time the head's value reaches `threshold`. `None` if the
-    /// host is absent, in flight, or has no page. Re-keys the host's queue first if its
-    /// threshold drifted.
-    pub(super) fn host_ready_time(&mut self, host: u32, threshold: f64) -> Option<(f64, HeadView)> {
-        let (lambda0, slots) = (self.lambda0, self.host_slots);
-        let state = self.hosts.get_mut(host as usize)?;
-        if !state.present || u32::from(state.in_flight) >= slots {
-            return None;
-        }
-        let host_threshold = lambda0 + state.lambda;
-        if state.refresh_keys(self.objective, &self.pages, host_threshold) {
-            self.stats.host_rekeys += 1;
-        }
-        let fresh = state.fresh_head(self.objective, &self.pages, host_threshold)?;
-        if fresh.rekeyed {
-            self.stats.host_rekeys += 1;
-        }
-        let mut head = fresh.head;
-        // For a host with `λ_i = 0` asked at `λ_0` (the common case), the two thresholds are the
-        // same number and so is the due time.
-        let mut eligible = if threshold == host_threshold {
-            fresh.due
-        } else {
-            due_time(self.objective, &head.slot, threshold)
-        };
-        if eligible > state.free_at.max(self.clock) && state.lambda > 0.0 {
-            // The slot opens with nothing worth a fetch: the host's capacity does not bind now,
-            // so `λ_i = 0`. Keys computed under the old threshold may hide pages worth `λ_0`
-            // (a page never fetched with `λ_0 ≤ V(∞) < λ_0 + λ_i` is keyed `∞`): re-key.
-            let drifted = state.lambda > REKEY_TOLERANCE * lambda0;
-            state.lambda = 0.0;
-            if drifted {
-                state.rekey(self.objective, &self.pages, lambda0);
-                self.stats.host_rekeys += 1;
-            }
-            if threshold < lambda0 {
-                // Keyed for the global queue (under the margin: after `fetched`, a rebuild):
-                // judge it again with `λ_i = 0`, as the second re-key `fetched` used to run did
-                // (the queue's drift rules then see the new threshold). Once at most: `λ_i` is
-                // 0 now. Doing this for every look (admission, the chosen contender) too cost
-                // `resolving_lambda0_mints_no_tokens` 23 fetches of 1,000 (939, under its 950).
-                return self.host_ready_time(host, threshold);
-            }
-            if drifted {
-                head = state.head(&self.pages)?;
-                eligible = due_time(self.objective, &head.slot, threshold);
-            }
-        }
-        Some((state.free_at.max(eligible), head))
-    }
-
-    /// Starts fetching `head`, the live head of `host`'s queue, now.
-    fn start_fetch(&mut self, host: u32, head: HeadView) -> Decision {
-        let clock = self.clock;
-        let lambda0 = self.lambda0;
-        let chosen = head.page;
+    /// Starts fetching `offer`, the live offer of its host, now.
+    fn start_fetch(&mut self, offer: ReadyEntry) -> Decision {
+        let (clock, lambda0, slots) = (self.clock, self.lambda0, self.host_slots);
         let (Some(state), Some(slot)) =
-            (self.hosts.get_mut(host as usize), self.pages.get_mut(chosen as usize))
+            (self.hosts.get_mut(offer.host as usize), self.pages.get_mut(offer.page as usize))
         else {
             return Decision::Idle;
         };
-        state.pop_head();
+        state.offer = None;
         slot.set_in_flight(true);
         state.record_service(value_now(self.objective, slot, clock), lambda0);
         state.in_flight += 1;
         state.last_start = clock;
-        state.generation = state.generation.wrapping_add(1);
-        state.ready_key = f64::INFINITY;
         state.fetches = state.fetches.saturating_add(1);
         // A host with a slot left may start again, but no sooner than its gap after this start.
-        let slot_left = u32::from(state.in_flight) < self.host_slots;
-        if slot_left {
+        if u32::from(state.in_flight) < slots {
             state.free_at = state.free_at.max(earliest_after(clock, state.gap));
         }
-        self.ready.remove(host);
         self.controller.consume();
         self.stats.fetches += 1;
         self.refresh_lambda0();
-        if slot_left {
-            self.schedule_host(host);
-        }
-        Decision::Fetch { page: PageId(chosen), host: HostId(host) }
+        self.wake_host(offer.host);
+        Decision::Fetch { page: PageId(offer.page), host: HostId(offer.host) }
     }
 }
 
-/// `start + gap`, rounded up so that `result − start ≥ gap` holds in floating point too.
-fn earliest_after(start: f64, gap: f64) -> f64 {
-    let sum = start + gap;
-    if sum - start < gap { sum + sum.abs() * f64::EPSILON } else { sum }
+/// Whether `candidate` goes before `offer` in its host's order: the smaller key, then the lower
+/// page (the order of the host's backlog).
+pub(super) fn goes_before(candidate: &PageEntry, offer: &PageEntry) -> bool {
+    candidate.key.total_cmp(&offer.key).then(candidate.page.cmp(&offer.page)).is_lt()
 }

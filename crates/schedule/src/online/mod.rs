@@ -23,7 +23,7 @@
 //! * **λ_0 is set by the budget.** The budget `k_0` is a token bucket of `burst` fetches; a
 //!   fetch needs a token. `ln λ_0 = ln λ_ff + c + K_P·(½ − L/B)` (`budget.rs`): `λ_ff` solves
 //!   seed 003's `Σ_i min(k_i, S_i(λ)) = k_0` (the batch solver's equation) by a Newton step per
-//!   sweep over the pages, 2 page slots per `next` (4 while `λ_ff` moves) (`demand.rs`; whole sweeps at the first
+//!   sweep over the pages, 2 page slots per fetch `next` starts (4 while `λ_ff` moves) (`demand.rs`; whole sweeps at the first
 //!   `next` without `initial_lambda0`); the bucket level `L` adds a small proportional term and
 //!   a bounded integral `c` makes up what the model misses. Capped hosts count their capacity
 //!   whatever `λ_0` is, so `λ_0` is set by the uncapped ones, as the seed says. When every host
@@ -33,57 +33,52 @@
 //!   to recover); a crawler adding many pages calls [`Scheduler::resolve_lambda0`]. A controller
 //!   that only watched the rate oscillated at the revisit period after a start with every
 //!   copy fresh (the simulator's), and under-used the budget after a first crawl.
-//! * **Tokens go by value.** Hosts that may serve within one token interval `1/k_0` contend for
-//!   the next token by the value of their head page (seed 003: pages are served in order of
-//!   value); while one token is left it waits for the host worth most. A flood of new pages on
-//!   one host no longer takes the slots of a capped host whose pages are worth more.
-//! * **λ_i emerges.** A host whose slot is free when its pages come due fetches each when
-//!   `V ≥ λ_0`. A host whose slot is the bottleneck serves, whenever its slot opens, the head of
-//!   its queue keyed under `λ_0 + λ_i`: the page that reached its threshold first, which is its
-//!   page of highest value (seed 003's rule) for pages with equal `(w, λ)` (their curves are
-//!   ordered by age) and close to it when `λ_i` is right. `λ_i` is the moving average of
+//! * **Tokens go by value.** Each free host offers its first eligible page; the offers wait in
+//!   a heap by their crawl value, and the one worth most gets the next token (seed 003: pages
+//!   are served in order of value). Values grow with time at different speeds, so the offers
+//!   are ranked again by their value now once per `max(16, offers)` tokens, and an offer whose
+//!   value fell below a risen `λ_0` goes back to the calendar when it is picked.
+//! * **λ_i emerges.** A host whose slot is free when its pages reach `λ_0` fetches each then. A
+//!   host whose slot is the bottleneck keeps its eligible pages (value at least `λ_0`) in a
+//!   backlog and serves, whenever its slot opens, the one that reaches its threshold
+//!   `λ_0 + λ_i` first: the page of highest value (seed 003's rule) for pages with equal
+//!   `(w, λ)` (their curves are ordered by age) and close to it when `λ_i` is right; a page
+//!   never fetched comes first (its value is its `V(∞)` already). `λ_i` is the moving average of
 //!   `max(0, V − λ_0)` over the pages a host served (1/16 weight per fetch), and drops to 0 when
-//!   the slot opens with nothing worth a fetch (the capacity does not bind then).
-//! * **Queues.** Each host keeps a binary heap of its pages keyed by the time their value
-//!   reaches the host's threshold, `last + τ*(λ_0 + λ_i)` (a never-fetched page: its add time if
-//!   `V(∞)` reaches it, else `∞`). A global indexed 4-ary heap (`quad_heap.rs`) holds each host
-//!   at most once, keyed by the earliest time it may serve: `max(slot opens, head page reaches
-//!   λ_0)`, and moves or removes its entry in place; hosts due within a token interval move to a
-//!   heap of contenders keyed by their head page's value. Page entries and contenders are
-//!   invalidated by generation counters and dropped lazily; per page the scheduler holds a
-//!   24-byte slot and one live 16-byte heap entry (`page.rs`). Each host record (128 bytes, one
-//!   aligned pair of cache lines) caches its queue's live head with that page's weight, change
-//!   rate and last fetch, so that a look at a host whose head has not changed reads the record
-//!   only, not the queue's buffer and then the page's slot (two dependent cache misses); the
-//!   cache is dropped whenever the head changes, and changes no decision.
+//!   the slot opens with nothing eligible (the capacity does not bind then).
+//! * **Queues** (`calendar.rs`, `host.rs`). A page is in exactly one place: in flight; in the
+//!   **calendar**, keyed by the time its value reaches `λ_0` (`last + τ*(λ_0)`, one `G⁻¹` per
+//!   fetch; a page never fetched with `V(∞) ≥ λ_0`: its add time); among the **hidden** pages,
+//!   by `V(∞)`, if that is below `λ_0`, until `λ_0` falls below it; or, once its key has come and
+//!   its value has reached `λ_0`, **with its host**, as the host's offer or in its backlog. The
+//!   calendar is a calendar queue of buckets a few token intervals wide (near ring, coarse ring
+//!   of epochs, overflow): a push appends to one of a few thousand vectors, and a bucket whose
+//!   time has come is read front to back, its pages' slots and hosts' records touched in one
+//!   pass so that their cache misses overlap. Hosts are looked at only when a page of theirs
+//!   becomes eligible or their slot opens (a heap of slot-opening times holds the hosts with a
+//!   backlog). Entries are invalidated by the page's generation and dropped when they surface;
+//!   per page the scheduler holds a 24-byte slot and one live 16-byte entry (`page.rs`).
 //!
 //! # Exactness when thresholds move
-//! Due times depend on thresholds that move, so keys go stale. What keeps them honest:
-//! * Whether a host may serve *now* is always recomputed from the current `λ_0` when it surfaces
-//!   (`host_ready_time`); keys only decide *when to look* and *in which order*.
-//! * Host keys in the global heap are first computed with `0.9·λ_0`, so they surface early
-//!   unless `λ_0` falls by more than 10%; a host that surfaces early is re-keyed exactly. If
-//!   `λ_0` falls below the margin of any key, the global heap is rebuilt (`O(hosts)`, at most once
-//!   per `hosts` fetches). Exactly re-keyed hosts can be late by the drift of `λ_0` until they
-//!   surface: `λ_0` falls continuously while the bucket refills. `tests/online/behaviour.rs`
-//!   measures this: about 0.2% (23 of 11,997) of `WaitUntil` answers came while `explain`
-//!   called some page ready.
-//! * Page keys in a host heap are computed with the host threshold of the moment they were
-//!   pushed, and a heap is re-keyed when that threshold has moved by more than 5% (amortised:
-//!   only after as many pushes as half its pages). So the order inside a host is exact for pages
-//!   with equal `(w, λ)` (their curves are ordered by age, the seed's hint) and approximate
-//!   otherwise. A fall past 10% re-keys at once (keys are late then); a rise leaves keys early,
-//!   and the head refresh below keeps the head exact. A threshold below the `V(∞)` of a page
-//!   keyed `∞` keys those pages again, and only those (`HostState::reveal_hidden`). No
-//!   decision scans a host's pages (the first version scanned capacity-bound hosts for their
-//!   highest value: `O(n_i)` per fetch, most of the time in `benches/online.rs`).
-//! * A head whose key was computed under a lower threshold than now is pushed back with its
-//!   fresh key before the host is judged (`HostState::fresh_head`, up to 16 heads, then a
-//!   re-key): a head keyed just below its `V(∞)` used to park a host whose other pages were
-//!   due, leaving the budget idle (on the simulator's single-host Fig. 1 sets, 0.9 of the
-//!   fluid optimum at R = 5, 10).
-//! * A host none of whose pages is worth a fetch at `λ_0` is parked, keyed by its best `V(∞)`,
-//!   and woken when `λ_0` falls below that.
+//! Calendar keys depend on the `λ_0` of the moment they were computed, which moves:
+//! * A key computed under a lower `λ_0` than now is early: the page surfaces, is found not yet
+//!   worth a fetch (one `V` against `λ_0`), and is keyed again (`Stats::requeued`).
+//! * A key computed under a higher `λ_0` than now is late by that drift. The bucket's
+//!   proportional term moves `λ_0` by ±5% around its equilibrium; a fall past `LATE_KEY_MARGIN`
+//!   (0.85) of the highest `λ_0` a key was computed with (a transient: after a first crawl,
+//!   after a bulk update) rebuilds the calendar, `O(pages)`, when the bucket is full (the
+//!   budget would go unused) or after `min(pages, max(hosts, 1024))` fetches since the last
+//!   rebuild. `next` never waits past the time the bucket fills, so a fall of `λ_0` is looked
+//!   at. `tests/online/behaviour.rs` measures the lateness that is left: how often `next` waits
+//!   while `explain` finds a page worth `λ_0` on a free host.
+//! * A value within 1% under `λ_0` counts as reaching it (`keys.rs`, `THRESHOLD_TOLERANCE`):
+//!   every token taken raises `λ_0` by about 0.16% (the proportional term over a 64-token
+//!   bucket), and without the margin a page found worth a fetch when its key came would go back
+//!   to the calendar because of the fetch started just before it.
+//! * Backlog keys are computed with the host threshold of the moment they were pushed, and the
+//!   backlog is re-keyed when that threshold has moved by more than 5%.
+//! * The whole calendar is keyed again by [`Scheduler::set_lambda0`] and
+//!   [`Scheduler::resolve_lambda0`] (and at the first `next`).
 //!
 //! # Measured (tests/online)
 //! 50 pages on 50 uncapped hosts, budget 10, 5,000 time units: fetch rate 9.9998, mean `λ_0`
@@ -115,6 +110,7 @@
 //! ```
 
 mod budget;
+mod calendar;
 mod census;
 mod config;
 mod decision;
@@ -126,7 +122,6 @@ mod host;
 mod ids;
 mod keys;
 mod page;
-mod quad_heap;
 mod scheduler;
 
 pub use census::{Census, HostNumbers};

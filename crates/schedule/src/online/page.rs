@@ -33,13 +33,6 @@ impl PageSlot {
         Self { weight, change_rate, last: added_at, host, state: PRESENT | (generation & GENERATION) }
     }
 
-    /// A slot outside the page vector with the given parameters (present, not in flight,
-    /// generation 0, host 0): what the formulas of `keys.rs` read, for a cached copy.
-    pub(super) fn detached(weight: f32, change_rate: f32, last: f64, fetched: bool) -> Self {
-        let state = if fetched { PRESENT | FETCHED_ONCE } else { PRESENT };
-        Self { weight, change_rate, last, host: 0, state }
-    }
-
     pub(super) fn page(&self) -> Page {
         Page::new(f64::from(self.weight), f64::from(self.change_rate))
     }

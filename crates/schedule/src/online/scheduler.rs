@@ -7,30 +7,43 @@ use freshet_policy::objective::Freshness;
 use freshet_policy::{Objective, Page, PolicyError};
 
 use super::budget::BudgetController;
+use super::calendar::Calendar;
 use super::demand::{CappedHosts, DemandSweep};
-use super::host::{Contender, HostState, ParkedHost};
+use super::host::{HiddenPage, HostState, ReadyEntry, TimerEntry};
 use super::keys::due_time;
 use super::page::{PageEntry, PageSlot};
-use super::quad_heap::HostQueue;
 use super::{Budget, HostId, OnlineError, OnlineResult, PageId, Politeness};
 
-/// Host keys in the global queue are computed with `λ_0` times this, so they surface a little
-/// early and `λ_0` may fall by up to 10% before any key is late (then the queue is rebuilt).
-pub(super) const HOST_KEY_MARGIN: f64 = 0.9;
+/// When `λ_0` falls below this fraction of the largest `λ_0` any calendar key was computed
+/// with, keys may be late by more than a small drift: the calendar is rebuilt (see
+/// `Scheduler::rebuild_due`). Below the full swing of the bucket's proportional term
+/// (`e^(−0.1)` = 0.905 from a full bucket to an empty one, `budget.rs`), which would otherwise
+/// rebuild the calendar over and over in a steady state (47 rebuilds of 10^6 pages in 10^7
+/// fetches at 0.9, `benches/online.rs`).
+pub(super) const LATE_KEY_MARGIN: f64 = 0.85;
 
-/// A host's page queue is re-keyed when its threshold `λ_0 + λ_i` has moved by more than this
+/// A host's backlog is re-keyed when its threshold `λ_0 + λ_i` has moved by more than this
 /// fraction since its keys were computed.
 pub(super) const REKEY_TOLERANCE: f64 = 0.05;
+
+/// Calendar buckets are this many token intervals `1/k_0` wide: a few entries per bucket.
+const BUCKET_TOKENS: f64 = 4.0;
 
 /// Counters for tests, benchmarks and dashboards.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Fetches started ([`Decision::Fetch`](super::Decision::Fetch) answers).
     pub fetches: u64,
-    /// Rebuilds of the global host queue (after `λ_0` fell below a key's margin).
+    /// Rebuilds of the calendar (every page keyed again, after `λ_0` fell below the margin
+    /// of its keys).
     pub global_rebuilds: u64,
-    /// Re-keyings of one host's page queue (threshold drift or stale entries).
+    /// Re-keyings of one host's backlog (its threshold drifted).
     pub host_rekeys: u64,
+    /// Pages that surfaced from the calendar not yet worth a fetch (`λ_0` rose since their key
+    /// was computed) and were keyed again.
+    pub requeued: u64,
+    /// Offers withdrawn when picked: `λ_0` had risen above their value since they were made.
+    pub withdrawn: u64,
 }
 
 /// The online threshold scheduler of seed 003 (see the [module docs](super)): sans-IO, generic
@@ -40,13 +53,17 @@ pub struct Scheduler<O: Objective = Freshness> {
     pub(super) objective: O,
     pub(super) pages: Vec<PageSlot>,
     pub(super) hosts: Vec<HostState>,
-    /// Hosts that may serve a page, keyed by the earliest time they may; one entry per host.
-    pub(super) ready: HostQueue,
-    /// Hosts that may serve within one token interval, by the value of their head page; may
-    /// hold stale entries.
-    pub(super) contenders: BinaryHeap<Contender>,
-    /// Hosts with nothing worth a fetch at the current `λ_0`, highest `V(∞)` first.
-    pub(super) parked: BinaryHeap<ParkedHost>,
+    /// Pages not yet worth a fetch, by the time their value reaches `λ_0`.
+    pub(super) calendar: Calendar,
+    /// Pages worth less than `λ_0` at any age (`V(∞) < λ_0`), highest `V(∞)` first.
+    pub(super) hidden: BinaryHeap<HiddenPage>,
+    /// The offers of hosts free to start (each host's best eligible page), by value; may hold
+    /// stale entries (live while the host's `offer` is that page).
+    pub(super) ready: BinaryHeap<ReadyEntry>,
+    /// Hosts with eligible pages whose slot opens later, by that time; may hold stale entries.
+    pub(super) timers: BinaryHeap<TimerEntry>,
+    /// Offers taken from `ready` since its values were last refreshed.
+    pub(super) ready_taken: usize,
     pub(super) budget: Budget,
     pub(super) controller: BudgetController,
     /// The sweep that evaluates the pages' steady-state demand for the feed-forward `λ_ff`.
@@ -56,12 +73,12 @@ pub struct Scheduler<O: Objective = Freshness> {
     pub(super) lambda0: f64,
     /// The latest time seen; time never runs backwards inside the scheduler.
     pub(super) clock: f64,
-    /// The largest `λ_0·HOST_KEY_MARGIN` any live host key was computed with since the last
-    /// rebuild: if `λ_0` falls below it, some key may be late and the queue is rebuilt.
+    /// The largest `λ_0` any calendar key was computed with since the last rebuild: if `λ_0`
+    /// falls below `LATE_KEY_MARGIN` times it, the calendar is rebuilt.
     pub(super) keyed_lambda0: f64,
     pub(super) page_count: usize,
     pub(super) stats: Stats,
-    /// `stats.fetches` at the last rebuild of the global queue.
+    /// `stats.fetches` at the last rebuild of the calendar.
     pub(super) fetches_at_rebuild: u64,
     /// At most this many fetches in flight per host (see [`Scheduler::with_host_slots`]).
     pub(super) host_slots: u32,
@@ -91,9 +108,11 @@ impl<O: Objective> Scheduler<O> {
             objective,
             pages: Vec::new(),
             hosts: Vec::new(),
-            ready: HostQueue::default(),
-            contenders: BinaryHeap::new(),
-            parked: BinaryHeap::new(),
+            calendar: Calendar::new(BUCKET_TOKENS / budget.rate, 0.0),
+            hidden: BinaryHeap::new(),
+            ready: BinaryHeap::new(),
+            timers: BinaryHeap::new(),
+            ready_taken: 0,
             budget,
             controller: BudgetController::new(budget.rate, budget.burst, initial),
             sweep: DemandSweep::default(),
@@ -142,7 +161,7 @@ impl<O: Objective> Scheduler<O> {
         }
         self.capped_hosts.set(index, politeness.gap() > 0.0);
         if self.started {
-            self.schedule_host(host.0);
+            self.wake_host(host.0);
         }
         Ok(())
     }
@@ -249,7 +268,10 @@ impl<O: Objective> Scheduler<O> {
         let host = slot.host as usize;
         if let Some(state) = self.hosts.get_mut(host) {
             state.live_pages = state.live_pages.saturating_sub(1);
-            state.forget_head_if(page.0);
+            if state.offer.is_some_and(|offer| offer.page == page.0) {
+                state.offer = None;
+                self.wake_host(host as u32);
+            }
         }
         self.page_count -= 1;
         Ok(())
@@ -339,14 +361,15 @@ impl<O: Objective> Scheduler<O> {
     /// Bytes held by the scheduler's vectors and queues (capacities, not lengths): `O(hosts)`.
     #[must_use]
     pub fn allocated_bytes(&self) -> usize {
-        let queues: usize = self.hosts.iter().map(HostState::queue_capacity).sum();
+        let backlogs: usize = self.hosts.iter().map(HostState::backlog_capacity).sum();
         size_of::<Self>()
             + self.pages.capacity() * size_of::<PageSlot>()
             + self.hosts.capacity() * size_of::<HostState>()
-            + queues * size_of::<PageEntry>()
-            + self.ready.allocated_bytes()
-            + self.contenders.capacity() * size_of::<Contender>()
-            + self.parked.capacity() * size_of::<ParkedHost>()
+            + backlogs * size_of::<PageEntry>()
+            + self.calendar.allocated_bytes()
+            + self.hidden.capacity() * size_of::<HiddenPage>()
+            + self.ready.capacity() * size_of::<ReadyEntry>()
+            + self.timers.capacity() * size_of::<TimerEntry>()
             + self.sweep.allocated_bytes()
             + self.capped_hosts.allocated_bytes()
     }
@@ -384,61 +407,52 @@ impl<O: Objective> Scheduler<O> {
         }
     }
 
-    /// Gives a page (not in flight) a fresh queue entry under its host's threshold, and brings
-    /// its host forward in the global queue if the page may make it ready sooner.
+    /// Gives a page (present, not in flight) a fresh entry: in the calendar under the time its
+    /// value reaches `λ_0`, or among the hidden pages if it never does. Entries it had are stale
+    /// from now on. Before the start, nothing is queued (`start_from` queues every page).
     pub(super) fn enqueue(&mut self, page: u32) {
-        let Some(slot) = self.queue_page(page) else { return };
-        let Some(host) = self.hosts.get(slot.host as usize) else { return };
-        if self.started && u32::from(host.in_flight) < self.host_slots {
-            let eligible = due_time(self.objective, &slot, self.lambda0 * HOST_KEY_MARGIN).max(host.free_at);
-            if eligible < host.ready_key {
-                self.schedule_host(slot.host);
-            }
-        }
-    }
-
-    /// Gives a page (not in flight) a fresh entry in its host's queue, without touching the
-    /// global queue; returns its slot.
-    pub(super) fn queue_page(&mut self, page: u32) -> Option<PageSlot> {
-        let slot = self.pages.get_mut(page as usize)?;
+        let Some(slot) = self.pages.get_mut(page as usize) else { return };
         let generation = slot.bump_generation();
+        if !self.started {
+            return;
+        }
         let slot = *slot;
-        let host = self.hosts.get_mut(slot.host as usize)?;
-        let key = due_time(self.objective, &slot, self.lambda0 + host.lambda);
-        host.push(PageEntry { key, page, generation }, &slot);
+        let key = due_time(self.objective, &slot, self.lambda0);
         if key == f64::INFINITY {
-            host.hidden_ceiling = host.hidden_ceiling.max(self.objective.marginal_at_zero(slot.page()));
+            let level = self.objective.marginal_at_zero(slot.page());
+            self.hidden.push(HiddenPage { level, page, generation });
+        } else {
+            self.calendar.push(PageEntry { key, page, generation });
+            self.keyed_lambda0 = self.keyed_lambda0.max(self.lambda0);
         }
-        host.pushes_since_rekey = host.pushes_since_rekey.saturating_add(1);
-        if host.needs_compaction() {
-            host.rekey(self.objective, &self.pages, self.lambda0 + host.lambda);
-            self.stats.host_rekeys += 1;
-        }
-        Some(slot)
     }
 
-    /// Initialises `λ_0` and rebuilds every queue with it.
+    /// Initialises `λ_0` and keys every page again with it.
     pub(super) fn start_from(&mut self, lambda0: f64) {
         self.controller.reset(lambda0);
         self.started = true;
         self.lambda0 = lambda0;
-        for index in 0..self.hosts.len() {
-            let host = &mut self.hosts[index];
-            if host.present {
-                host.rekey(self.objective, &self.pages, lambda0 + host.lambda);
-            }
-        }
-        self.rebuild_ready();
+        self.rebuild();
     }
 
-    /// Recomputes every host's key in the global queue: `O(hosts)`.
-    pub(super) fn rebuild_ready(&mut self) {
+    /// Keys every page again under the current `λ_0`: the calendar, the hidden pages and the
+    /// hosts' eligible pages are emptied and every page present and not in flight is queued
+    /// again (`O(pages + hosts)`). Hosts keep their `λ_i`, slots and back-offs.
+    pub(super) fn rebuild(&mut self) {
+        let now = if self.clock.is_finite() { self.clock } else { 0.0 };
+        self.calendar.reset(now);
+        self.hidden.clear();
         self.ready.clear();
-        self.contenders.clear();
-        self.parked.clear();
+        self.timers.clear();
+        for host in &mut self.hosts {
+            host.clear_eligible();
+        }
         self.keyed_lambda0 = 0.0;
-        for host in 0..self.hosts.len() {
-            self.schedule_host(host as u32);
+        for page in 0..self.pages.len() {
+            let slot = self.pages[page];
+            if slot.is_present() && !slot.in_flight() {
+                self.enqueue(page as u32);
+            }
         }
         self.stats.global_rebuilds += 1;
         self.fetches_at_rebuild = self.stats.fetches;
