@@ -452,6 +452,7 @@ impl<O: Objective> Scheduler<O> {
     /// Initialises `λ_0` and keys every page again with it.
     pub(super) fn start_from(&mut self, lambda0: f64) {
         self.controller.reset(lambda0);
+        self.sweep.restart();
         self.started = true;
         self.lambda0 = lambda0;
         self.rebuild();
