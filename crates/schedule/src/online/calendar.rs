@@ -220,9 +220,23 @@ impl Calendar {
     }
 
     /// Entries queued (stale ones included).
-    #[cfg(test)]
     pub(super) fn len(&self) -> usize {
         self.due.len() + self.fresh.len() + self.near_len + self.coarse_len + self.overflow.len()
+    }
+
+    /// Keeps only the entries `keep` accepts (the scheduler drops stale ones).
+    pub(super) fn retain(&mut self, mut keep: impl FnMut(&PageEntry) -> bool) {
+        for bucket in &mut self.near {
+            bucket.retain(&mut keep);
+        }
+        for epoch in &mut self.coarse {
+            epoch.retain(&mut keep);
+        }
+        self.near_len = self.near.iter().map(Vec::len).sum();
+        self.coarse_len = self.coarse.iter().map(Vec::len).sum();
+        self.overflow.retain(&mut keep);
+        self.fresh.retain(&mut keep);
+        self.due.retain(&mut keep);
     }
 
     /// The entries keyed at or before `now`, in no order (what `advance(now)` would hand out,

@@ -56,6 +56,14 @@ pub(super) struct DemandSweep {
 }
 
 impl DemandSweep {
+    /// Drops a sweep in progress: its partial sums were taken at a `λ` (and over page
+    /// parameters) that a restart of the controller has just replaced, and finishing it would
+    /// move `λ_ff` away from the new start by a Newton step on stale sums.
+    pub(super) fn restart(&mut self) {
+        self.cursor = 0;
+        self.previous = None;
+    }
+
     pub(super) fn allocated_bytes(&self) -> usize {
         self.host_sums.capacity() * size_of::<(f64, f64)>()
     }

@@ -39,8 +39,11 @@ impl<O: Objective> Scheduler<O> {
         let decision = self.decide();
         // After the decision, so that `explain` at the same time sees the `λ_0` it was made
         // with (a sweep that completes moves `λ_ff`); once per fetch, where it was once per call
-        // (a driver calls `next` about twice per fetch: the wait for a token, then the fetch).
-        if matches!(decision, Decision::Fetch { .. }) {
+        // (a driver calls `next` about twice per fetch: the wait for a token, then the fetch),
+        // and at every `Idle`: with nothing to fetch (`λ_0` above every page's value) the sweep
+        // must still go on, or `λ_ff` would never come down. (At every call while the bucket is
+        // full instead, the bulk-update test fell from 985 to 972 fetches of 1,000.)
+        if matches!(decision, Decision::Fetch { .. } | Decision::Idle) {
             let slots = if self.controller.settled() { SWEEP_SLOTS_SETTLED } else { SWEEP_SLOTS_MOVING };
             self.sweep_demand(slots);
         }

@@ -26,6 +26,9 @@ pub(super) const LATE_KEY_MARGIN: f64 = 0.85;
 /// fraction since its keys were computed.
 pub(super) const REKEY_TOLERANCE: f64 = 0.05;
 
+/// Stale queue entries tolerated beyond twice the pages before they are dropped.
+const STALE_SLACK: usize = 1_024;
+
 /// Calendar buckets are this many token intervals `1/k_0` wide: a few entries per bucket.
 const BUCKET_TOKENS: f64 = 4.0;
 
@@ -425,11 +428,31 @@ impl<O: Objective> Scheduler<O> {
             self.calendar.push(PageEntry { key, page, generation });
             self.keyed_lambda0 = self.keyed_lambda0.max(self.lambda0);
         }
+        if self.calendar.len() + self.hidden.len() > 2 * self.page_count + STALE_SLACK {
+            self.drop_stale_entries();
+        }
+    }
+
+    /// Drops the calendar's and the hidden pages' stale entries (pages updated, removed or
+    /// queued again since): `O(entries)`, run once they outnumber the pages twice over, so
+    /// `O(1)` per `enqueue` amortised. Without it a page updated many times while it waits (a
+    /// weight that moves with every link found to it) would leave an entry behind each time.
+    fn drop_stale_entries(&mut self) {
+        let pages = &self.pages;
+        self.calendar.retain(|entry| pages.get(entry.page as usize).is_some_and(|slot| slot.is_live(entry)));
+        let mut hidden = std::mem::take(&mut self.hidden).into_vec();
+        hidden.retain(|entry| {
+            pages.get(entry.page as usize).is_some_and(|slot| {
+                slot.is_present() && !slot.in_flight() && slot.generation() == entry.generation
+            })
+        });
+        self.hidden = BinaryHeap::from(hidden);
     }
 
     /// Initialises `λ_0` and keys every page again with it.
     pub(super) fn start_from(&mut self, lambda0: f64) {
         self.controller.reset(lambda0);
+        self.sweep.restart();
         self.started = true;
         self.lambda0 = lambda0;
         self.rebuild();
