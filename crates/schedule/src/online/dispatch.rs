@@ -69,7 +69,7 @@ impl<O: Objective> Scheduler<O> {
             }
             self.ready.pop();
             self.ready_taken += 1;
-            if !self.still_worth_it(&best) {
+            if !self.host_still_free(&best) || !self.still_worth_it(&best) {
                 continue;
             }
             return self.start_fetch(best);
@@ -286,6 +286,28 @@ impl<O: Objective> Scheduler<O> {
         let value =
             self.pages.get(entry.page as usize).map_or(0.0, |slot| value_now(self.objective, slot, clock));
         self.ready.push(ReadyEntry { value, page: entry.page, generation: entry.generation, host: host_id });
+    }
+
+    /// Whether the offer's host may still start now: its slot may have closed since the offer
+    /// was made (a longer gap from `set_host`, a back-off reported by another fetch of a host
+    /// with several slots). If not, the offer goes back to the host's backlog and the host
+    /// waits for its slot: politeness is never traded for an offer already made.
+    fn host_still_free(&mut self, offer: &ReadyEntry) -> bool {
+        let (clock, slots) = (self.clock, self.host_slots);
+        let Some(host) = self.hosts.get_mut(offer.host as usize) else { return false };
+        if host.can_start(clock, slots) {
+            return true;
+        }
+        if let Some(mut entry) = host.offer.take() {
+            if entry.key.is_nan()
+                && let Some(slot) = self.pages.get(entry.page as usize)
+            {
+                entry.key = host_key(self.objective, slot, host.keyed_threshold);
+            }
+            host.push_backlog(entry);
+        }
+        self.arm_timer(offer.host);
+        false
     }
 
     /// Whether the offered page is still worth `λ_0` now (`λ_0` may have risen since it was

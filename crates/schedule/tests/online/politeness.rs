@@ -88,3 +88,28 @@ fn check(
     }
     Ok(())
 }
+
+/// A host whose gap grows (`set_host`) while one of its pages is already offered for the next
+/// token does not start it before the new gap has passed.
+#[test]
+fn a_longer_gap_holds_back_a_page_already_offered() {
+    let mut scheduler =
+        Scheduler::freshness(Budget { initial_lambda0: Some(0.1), ..Budget::new(100.0) }).unwrap();
+    scheduler.set_host(HostId(0), Politeness::default()).unwrap();
+    for page in 0..3 {
+        scheduler.add(PageId(page), HostId(0), 1.0, 0.1, 0.0).unwrap();
+    }
+    let Decision::Fetch { page, .. } = scheduler.next(0.0) else { panic!("a new page is due at once") };
+    scheduler.fetched(page, Outcome::Fetched, 0.0).unwrap();
+    // The host's slot is free again and its next page is offered; now its gap becomes 10.
+    scheduler.set_host(HostId(0), Politeness { min_delay: 10.0, max_rate: f64::INFINITY }).unwrap();
+    let mut now = 0.0;
+    loop {
+        match scheduler.next(now) {
+            Decision::Fetch { .. } => break,
+            Decision::WaitUntil(time) => now = time,
+            Decision::Idle => panic!("pages are due"),
+        }
+    }
+    assert!(now >= 10.0, "the next start came at {now}, inside the new gap of 10 after 0");
+}
