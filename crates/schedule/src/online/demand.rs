@@ -4,11 +4,12 @@
 //! `S_i(λ) = Σ_{j ∈ i} f_j(λ)` the rates host `i`'s pages take at threshold `λ`
 //! (`Objective::rate_at_marginal`) and `k_i = 1/gap` its politeness capacity: the equation the
 //! batch solver `freshet_policy::solve` solves. The scheduler evaluates its left side and slope
-//! at one `λ` per sweep over its page slots, a few slots per fetch started (sequential reads;
+//! at one `λ` per sweep over its page slots, a few slots per fetch started and per `Idle`
+//! (sequential reads;
 //! the sums of hosts with a finite capacity live in a vector indexed by host, those of the
 //! uncapped hosts, whose `min(∞, S_i)` is `S_i`, in one sum), and takes a damped Newton step on
 //! `ln λ` when a sweep completes. A sweep costs `O(pages + hosts)`, spread over `pages/4` to `pages/2`
-//! calls. At the first `next` without a configured `initial_lambda0`, whole sweeps run at once,
+//! fetches. At the first `next` without a configured `initial_lambda0`, whole sweeps run at once,
 //! with a bracket, until the step is below `1e-6`: the scheduler starts at the equilibrium, not
 //! a decade off it.
 

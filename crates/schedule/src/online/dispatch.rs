@@ -177,32 +177,20 @@ impl<O: Objective> Scheduler<O> {
             // The usual case of a host whose slot is free when its pages come due: the page is
             // its offer at once, and its key in the host's order is computed only if another
             // page comes to compete with it (`UNKEYED`).
-            host.offer = Some(PageEntry { key: UNKEYED, ..entry });
-            self.ready.push(ReadyEntry {
-                value,
-                page: entry.page,
-                generation: entry.generation,
-                host: host_id,
-            });
+            self.publish_offer(host_id, PageEntry { key: UNKEYED, ..entry }, value);
             return;
         }
         let key = host_key(self.objective, &slot, host.keyed_threshold);
         let candidate = PageEntry { key, ..entry };
         // The host's offer is the first of its eligible pages in its order: the candidate, an
         // entry of its backlog, or the offer it has.
-        let offer = match host.offer {
+        let offer = match host.take_offer_keyed(self.objective, &self.pages) {
             None => {
                 host.push_backlog(candidate);
                 let Some(best) = host.pop_backlog(&self.pages) else { return };
                 best
             }
-            Some(mut offer) => {
-                if offer.key.is_nan() {
-                    offer.key = self
-                        .pages
-                        .get(offer.page as usize)
-                        .map_or(f64::INFINITY, |slot| host_key(self.objective, slot, host.keyed_threshold));
-                }
+            Some(offer) => {
                 host.push_backlog(candidate);
                 match host.pop_backlog(&self.pages) {
                     Some(best) if goes_before(&best, &offer) => {
@@ -210,20 +198,37 @@ impl<O: Objective> Scheduler<O> {
                         best
                     }
                     Some(best) => {
+                        // The offer stays (its ready entry with it).
                         host.push_backlog(best);
+                        host.offer = Some(offer);
                         return;
                     }
-                    None => return,
+                    None => {
+                        host.offer = Some(offer);
+                        return;
+                    }
                 }
             }
         };
-        host.offer = Some(offer);
         let value = if offer.page == entry.page {
             value
         } else {
             self.pages.get(offer.page as usize).map_or(0.0, |slot| value_now(self.objective, slot, clock))
         };
-        self.ready.push(ReadyEntry { value, page: offer.page, generation: offer.generation, host: host_id });
+        self.publish_offer(host_id, offer, value);
+    }
+
+    /// Makes `entry` its host's offer, in the ready queue at `value` (its crawl value now).
+    fn publish_offer(&mut self, host_id: u32, entry: PageEntry, value: f64) {
+        if let Some(host) = self.hosts.get_mut(host_id as usize) {
+            host.offer = Some(entry);
+            self.ready.push(ReadyEntry {
+                value,
+                page: entry.page,
+                generation: entry.generation,
+                host: host_id,
+            });
+        }
     }
 
     /// Puts `host` in the timer queue at the time its slot opens, if it has eligible pages, a
@@ -282,10 +287,9 @@ impl<O: Objective> Scheduler<O> {
             host.lambda = 0.0;
             return;
         };
-        host.offer = Some(entry);
         let value =
             self.pages.get(entry.page as usize).map_or(0.0, |slot| value_now(self.objective, slot, clock));
-        self.ready.push(ReadyEntry { value, page: entry.page, generation: entry.generation, host: host_id });
+        self.publish_offer(host_id, entry, value);
     }
 
     /// Whether the offer's host may still start now: its slot may have closed since the offer
@@ -298,12 +302,7 @@ impl<O: Objective> Scheduler<O> {
         if host.can_start(clock, slots) {
             return true;
         }
-        if let Some(mut entry) = host.offer.take() {
-            if entry.key.is_nan()
-                && let Some(slot) = self.pages.get(entry.page as usize)
-            {
-                entry.key = host_key(self.objective, slot, host.keyed_threshold);
-            }
+        if let Some(entry) = host.take_offer_keyed(self.objective, &self.pages) {
             host.push_backlog(entry);
         }
         self.arm_timer(offer.host);

@@ -71,8 +71,8 @@ pub struct Explanation {
 impl<O: Objective> Scheduler<O> {
     /// Explains `page` at `now` (not earlier than the latest time seen) without changing anything:
     /// the thresholds are those `next(now)` would use, and so is the host's choice among its
-    /// eligible pages: `O(entries due by now + the host's backlog)`, `O(pages)` right after a
-    /// fall of `λ_0` that rebuilds the calendar at the next `next`.
+    /// eligible pages: `O(entries due by now + hidden pages + the host's backlog)`, `O(pages)`
+    /// right after a fall of `λ_0` that rebuilds the calendar at the next `next`.
     ///
     /// # Errors
     /// [`OnlineError::UnknownPage`].

@@ -87,6 +87,22 @@ impl HostState {
         self.lambda += HOST_LAMBDA_SMOOTHING * (excess - self.lambda);
     }
 
+    /// Takes its offer out with its key in the host's order, computed now if the offer was made
+    /// without competition (`UNKEYED`, a NaN key).
+    pub(super) fn take_offer_keyed<O: Objective>(
+        &mut self,
+        objective: O,
+        pages: &[PageSlot],
+    ) -> Option<PageEntry> {
+        let mut offer = self.offer.take()?;
+        if offer.key.is_nan() {
+            offer.key = pages
+                .get(offer.page as usize)
+                .map_or(f64::INFINITY, |slot| host_key(objective, slot, self.keyed_threshold));
+        }
+        Some(offer)
+    }
+
     pub(super) fn push_backlog(&mut self, entry: PageEntry) {
         self.backlog.push(entry);
     }
