@@ -5,7 +5,9 @@
 //! (adding the pages and the whole first crawl) is timed once, outside criterion; then a long
 //! run of 10^7 pairs; then criterion times batches of 10^5 pairs.
 //!
-//! `cargo bench -p freshet-schedule --bench online` (`FRESHET_BENCH_PAGES` overrides 10^7).
+//! `cargo bench -p freshet-schedule --bench online` (`FRESHET_BENCH_PAGES` overrides 10^7,
+//! `FRESHET_BENCH_PAIRS` the long run's 10^7 pairs, `FRESHET_BENCH_WINDOWS` reports that run in
+//! so many windows).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
@@ -143,7 +145,36 @@ fn online(criterion: &mut Criterion) {
     let start_time = now;
     let long_pairs =
         std::env::var("FRESHET_BENCH_PAIRS").ok().and_then(|value| value.parse().ok()).unwrap_or(10_000_000);
-    let pairs = drive(&mut scheduler, &mut now, long_pairs);
+    // `FRESHET_BENCH_WINDOWS` splits the run into windows, each reported on its own line, to
+    // show whether the rate (and the requeues, withdrawals and rebuilds) has settled.
+    let windows: u64 =
+        std::env::var("FRESHET_BENCH_WINDOWS").ok().and_then(|value| value.parse().ok()).unwrap_or(1).max(1);
+    let mut pairs = 0;
+    for window in 0..windows {
+        let window_pairs = long_pairs / windows + u64::from(window < long_pairs % windows);
+        let (window_start, window_cpu, window_time, before) = (Instant::now(), cpu_time(), now, scheduler.stats());
+        let done = drive(&mut scheduler, &mut now, window_pairs);
+        pairs += done;
+        if windows > 1 {
+            let cpu = cpu_time().zip(window_cpu).map(|(after, before)| after.saturating_sub(before));
+            let after = scheduler.stats();
+            eprintln!(
+                "window {window}: {done} pairs, {:.0} per CPU second ({:.0} wall); {:.0} fetches per unit; \
+                 per pair: {:.3} requeued, {:.3} withdrawn, {:.3} host rekeys; {} rebuilds; λ_0 {:.4e}",
+                per_second(done, cpu),
+                per_second(done, Some(window_start.elapsed())),
+                done as f64 / (now - window_time),
+                (after.requeued - before.requeued) as f64 / done as f64,
+                (after.withdrawn - before.withdrawn) as f64 / done as f64,
+                (after.host_rekeys - before.host_rekeys) as f64 / done as f64,
+                after.global_rebuilds - before.global_rebuilds,
+                scheduler.lambda0(),
+            );
+        }
+        if done < window_pairs {
+            break;
+        }
+    }
     let elapsed = long.elapsed();
     let cpu = cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
     eprintln!(
