@@ -152,7 +152,8 @@ fn online(criterion: &mut Criterion) {
     let mut pairs = 0;
     for window in 0..windows {
         let window_pairs = long_pairs / windows + u64::from(window < long_pairs % windows);
-        let (window_start, window_cpu, window_time, before) = (Instant::now(), cpu_time(), now, scheduler.stats());
+        let (window_start, window_cpu, window_time, before) =
+            (Instant::now(), cpu_time(), now, scheduler.stats());
         let done = drive(&mut scheduler, &mut now, window_pairs);
         pairs += done;
         if windows > 1 {
