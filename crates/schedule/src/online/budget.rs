@@ -91,9 +91,15 @@ impl BudgetController {
 
     /// The current `λ_0`.
     pub(super) fn lambda0(&self) -> f64 {
+        self.log_lambda0().exp()
+    }
+
+    /// `ln λ_0`: a few additions, where `λ_0` costs an exponential (the scheduler compares it
+    /// to skip the exponential while nothing moved, `Scheduler::refresh_lambda0`).
+    pub(super) fn log_lambda0(&self) -> f64 {
         let log =
             self.log_feedforward + self.log_correction + PROPORTIONAL_GAIN * (0.5 - self.level / self.burst);
-        log.clamp(LOG_LAMBDA0_RANGE.0, LOG_LAMBDA0_RANGE.1).exp()
+        log.clamp(LOG_LAMBDA0_RANGE.0, LOG_LAMBDA0_RANGE.1)
     }
 
     /// The feed-forward threshold `λ_ff`.

@@ -5,7 +5,7 @@ use freshet_policy::Objective;
 
 use super::demand::{SWEEP_SLOTS_MOVING, SWEEP_SLOTS_SETTLED};
 use super::host::{HiddenPage, ReadyEntry, TimerEntry, earliest_after, host_key};
-use super::keys::{THRESHOLD_TOLERANCE, due_time, reaches, value_now};
+use super::keys::{THRESHOLD_TOLERANCE, due_time, reaches_with, value_now};
 use super::page::PageEntry;
 use super::scheduler::{LATE_KEY_MARGIN, REKEY_TOLERANCE};
 use super::{Decision, HostId, OnlineError, OnlineResult, Outcome, PageId, Scheduler};
@@ -69,10 +69,11 @@ impl<O: Objective> Scheduler<O> {
             }
             self.ready.pop();
             self.ready_taken += 1;
-            if !self.host_still_free(&best) || !self.still_worth_it(&best) {
+            if !self.host_still_free(&best) {
                 continue;
             }
-            return self.start_fetch(best);
+            let Some(value) = self.still_worth_it(&best) else { continue };
+            return self.start_fetch(best, value);
         }
     }
 
@@ -309,13 +310,14 @@ impl<O: Objective> Scheduler<O> {
         false
     }
 
-    /// Whether the offered page is still worth `λ_0` now (`λ_0` may have risen since it was
-    /// offered). If not, it goes back to the calendar (or the hidden pages) and its host offers
-    /// its next page.
-    fn still_worth_it(&mut self, offer: &ReadyEntry) -> bool {
-        let Some(slot) = self.pages.get(offer.page as usize).copied() else { return false };
-        if reaches(self.objective, &slot, self.clock, self.lambda0) {
-            return true;
+    /// The offered page's value now, if it is still worth `λ_0` (`λ_0` may have risen since it
+    /// was offered). If not, it goes back to the calendar (or the hidden pages) and its host
+    /// offers its next page.
+    fn still_worth_it(&mut self, offer: &ReadyEntry) -> Option<f64> {
+        let slot = self.pages.get(offer.page as usize).copied()?;
+        let value = value_now(self.objective, &slot, self.clock);
+        if reaches_with(self.objective, &slot, value, self.clock, self.lambda0) {
+            return Some(value);
         }
         if let Some(host) = self.hosts.get_mut(offer.host as usize) {
             host.offer = None;
@@ -323,7 +325,7 @@ impl<O: Objective> Scheduler<O> {
         self.stats.withdrawn += 1;
         self.enqueue(offer.page);
         self.wake_host(offer.host);
-        false
+        None
     }
 
     /// Whether a ready entry is its host's live offer (the page present, queued, unchanged).
@@ -413,7 +415,16 @@ impl<O: Objective> Scheduler<O> {
         if !self.started {
             return;
         }
-        self.lambda0 = self.controller.lambda0();
+        // Unchanged `ln λ_0`: the same `λ_0`, no hidden page to reveal, and the same answer from
+        // `rebuild_due` (its other terms move only with fetches and the bucket's level, which
+        // move `λ_0`; a key computed since is computed with this `λ_0`, so `keyed_lambda0`
+        // cannot have risen past it).
+        let log = self.controller.log_lambda0();
+        if log == self.lambda0_log {
+            return;
+        }
+        self.lambda0_log = log;
+        self.lambda0 = log.exp();
         if self.rebuild_due(self.lambda0) {
             self.rebuild();
             return;
@@ -466,8 +477,8 @@ impl<O: Objective> Scheduler<O> {
         (count > 0 && mean.is_finite() && mean > 0.0).then_some(mean / 2.0)
     }
 
-    /// Starts fetching `offer`, the live offer of its host, now.
-    fn start_fetch(&mut self, offer: ReadyEntry) -> Decision {
+    /// Starts fetching `offer`, the live offer of its host, worth `value` now.
+    fn start_fetch(&mut self, offer: ReadyEntry, value: f64) -> Decision {
         let (clock, lambda0, slots) = (self.clock, self.lambda0, self.host_slots);
         let (Some(state), Some(slot)) =
             (self.hosts.get_mut(offer.host as usize), self.pages.get_mut(offer.page as usize))
@@ -476,7 +487,7 @@ impl<O: Objective> Scheduler<O> {
         };
         state.offer = None;
         slot.set_in_flight(true);
-        state.record_service(value_now(self.objective, slot, clock), lambda0);
+        state.record_service(value, lambda0);
         state.in_flight += 1;
         state.last_start = clock;
         state.fetches = state.fetches.saturating_add(1);

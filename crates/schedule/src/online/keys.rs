@@ -38,6 +38,16 @@ pub(super) const THRESHOLD_TOLERANCE: f64 = 0.01;
 /// Whether the page is worth a fetch at `now` under `lambda0` (within [`THRESHOLD_TOLERANCE`]),
 /// or its due time has come (a page whose value has not moved since, in floating point).
 pub(super) fn reaches<O: Objective>(objective: O, slot: &PageSlot, now: f64, lambda0: f64) -> bool {
-    value_now(objective, slot, now) >= lambda0 * (1.0 - THRESHOLD_TOLERANCE)
-        || due_time(objective, slot, lambda0) <= now
+    reaches_with(objective, slot, value_now(objective, slot, now), now, lambda0)
+}
+
+/// [`reaches`] for a page whose value now, `value`, the caller has computed already.
+pub(super) fn reaches_with<O: Objective>(
+    objective: O,
+    slot: &PageSlot,
+    value: f64,
+    now: f64,
+    lambda0: f64,
+) -> bool {
+    value >= lambda0 * (1.0 - THRESHOLD_TOLERANCE) || due_time(objective, slot, lambda0) <= now
 }

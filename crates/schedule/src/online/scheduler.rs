@@ -74,6 +74,11 @@ pub struct Scheduler<O: Objective = Freshness> {
     /// Whether `λ_0` has been initialised (at the first `next`, or by `set_lambda0`).
     pub(super) started: bool,
     pub(super) lambda0: f64,
+    /// The `ln λ_0` that `lambda0` was last refreshed from (`NaN`: refresh at the next call).
+    /// A driver calls `next`, then `fetched` at the same time, and the controller has not
+    /// moved in between: `refresh_lambda0` then has nothing to do (an exponential and the
+    /// checks it guards were 15% of a pair's instructions).
+    pub(super) lambda0_log: f64,
     /// The latest time seen; time never runs backwards inside the scheduler.
     pub(super) clock: f64,
     /// The largest `λ_0` any calendar key was computed with since the last rebuild: if `λ_0`
@@ -121,6 +126,7 @@ impl<O: Objective> Scheduler<O> {
             sweep: DemandSweep::default(),
             started: false,
             lambda0: 0.0,
+            lambda0_log: f64::NAN,
             clock: f64::NEG_INFINITY,
             keyed_lambda0: 0.0,
             page_count: 0,
@@ -455,6 +461,7 @@ impl<O: Objective> Scheduler<O> {
         self.sweep.restart();
         self.started = true;
         self.lambda0 = lambda0;
+        self.lambda0_log = f64::NAN;
         self.rebuild();
     }
 
