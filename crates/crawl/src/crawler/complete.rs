@@ -622,7 +622,7 @@ pub(super) fn fetch_line(kind: LogKind, fetch: &Fetch) -> LogLine {
     LogLine {
         time: log_time(fetch.timings.started),
         kind,
-        url: fetch.url.to_string(),
+        url: fetch.url.as_str().to_owned(),
         status: fetch.response.as_ref().map(|head| head.status),
         bytes: fetch.transfer_body.len() as u64,
         duration_ms: fetch.timings.total.as_secs_f64() * 1000.0,

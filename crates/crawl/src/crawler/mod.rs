@@ -82,7 +82,10 @@ pub struct CrawlSummary {
 /// A crawl, opened on its data directory and ready to [`run`](Crawler::run).
 pub struct Crawler {
     config: CrawlConfig,
-    agent: String,
+    /// The robots.txt user agent. Shared (`Arc`), not a `String`: it is cloned out of the
+    /// crawler for every admitted link's robots verdict (the borrow of its host's state is
+    /// mutable), which was an allocation and a copy a link.
+    agent: Arc<str>,
     fetcher: Fetcher,
     /// How page jobs extract links (the robots meta named after `agent` counts).
     link_options: Arc<LinkOptions>,
@@ -173,7 +176,7 @@ impl Crawler {
             Scheduler::freshness(Budget::new(config.rate))?.with_host_slots(config.max_in_flight_per_host);
         let (admin_sender, admin_requests) = mpsc::channel(16);
         let mut crawler = Self {
-            agent: config.robots_agent(),
+            agent: Arc::from(config.robots_agent()),
             link_options: Arc::new(LinkOptions {
                 robots_agent: Some(config.robots_agent()),
                 ..LinkOptions::default()
@@ -570,7 +573,7 @@ impl Crawler {
             return;
         }
         self.pending.push(Op::Discover(Discovery {
-            url: url.to_string(),
+            url: url.as_str().to_owned(),
             host: freshet_url::origin_key(&url),
             weight: 1.0,
             change_rate: self.config.change_rate_prior,
