@@ -37,8 +37,8 @@ pub fn erlang2_cdf(x: f64) -> f64 {
     }
     if x < CDF_SERIES_LIMIT {
         // G(x) = x²·Σ_{m=2}^{14} (−1)^m (m−1)/m! · x^(m−2), by Horner: no division and no
-        // test per term (the summed series divided once per term and took up to 40 terms:
-        // a third of the online scheduler's instructions went to crawl values).
+        // test per term (the summed series divided once per term and took up to 40 terms: its
+        // removal took 13% of the online bench's instructions, BENCHMARKS.md).
         let tail = CDF_SERIES.iter().rev().fold(0.0_f64, |sum, &coefficient| sum * x + coefficient);
         return x * x * tail;
     }
