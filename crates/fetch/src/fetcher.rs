@@ -22,6 +22,10 @@ use crate::resolve::{AddressRefused, ResolveError, ResolveFailed, SafeResolver};
 use std::sync::Arc;
 use tokio::sync::OwnedSemaphorePermit;
 
+/// The most of a body's declared length reserved before its bytes arrive (1 MiB): most pages
+/// fit, and a body beyond it grows as it comes, so a lying `Content-Length` costs little.
+const PRESIZED_BODY_BYTES: usize = 1 << 20;
+
 /// What the fetcher sends `Accept-Encoding` as: the codings [`crate::decode`] removes.
 const ACCEPT_ENCODING: &str = "gzip, deflate, br";
 
@@ -472,10 +476,13 @@ impl Fetcher {
             Ok(coding) => Some(Decoder::new(coding, cap_bytes)),
         };
         let deadline = tokio::time::Instant::from_std(clock) + self.config.total_timeout;
-        // Room for the declared length (at most the cap) at once: grown chunk by chunk, a 10 KB
-        // body was reallocated and copied several times.
+        // Room for the declared length at once: grown chunk by chunk, a 10 KB body was
+        // reallocated and copied several times. At most `PRESIZED_BODY_BYTES`, not the cap: a
+        // hostile server declaring the cap on every connection, then sending nothing, would
+        // otherwise have the crawler reserve the cap per fetch in flight before a byte arrived.
         let declared = response.content_length().and_then(|length| usize::try_from(length).ok());
-        let mut body = BytesMut::with_capacity(declared.unwrap_or(0).min(cap_bytes));
+        let presized = declared.unwrap_or(0).min(cap_bytes).min(PRESIZED_BODY_BYTES);
+        let mut body = BytesMut::with_capacity(presized);
         let mut stop = None;
         loop {
             let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
