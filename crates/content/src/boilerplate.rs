@@ -24,7 +24,8 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+
+use nohash_hasher::BuildNoHashHasher;
 
 use crate::text::MainText;
 
@@ -55,36 +56,16 @@ struct Entry {
     error: u32,
 }
 
-/// Hashes a block hash to itself: it is already xxh3-64, uniform, and SipHash over it again
-/// (the map's default) was most of the table's instructions. A site that made its blocks'
-/// hashes collide on purpose would slow only its own host's table, which holds at most
-/// [`BoilerplateConfig::capacity`] entries.
-#[derive(Clone, Copy, Debug, Default)]
-struct BlockHashHasher(u64);
-
-impl Hasher for BlockHashHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used by a `u64` key; this keeps any other use well defined.
-        for &byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
-        }
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value;
-    }
-}
-
 /// Per-host counts of text blocks over the host's pages; see the module docs.
 #[derive(Debug, Clone)]
 pub struct HostBoilerplate {
     config: BoilerplateConfig,
     pages: u32,
-    entries: HashMap<u64, Entry, BuildHasherDefault<BlockHashHasher>>,
+    /// Keyed by block hash, hashed to itself (`nohash_hasher`): the keys are already xxh3-64,
+    /// uniform, and SipHash over them again was most of the table's instructions. A site that
+    /// made its blocks' hashes collide on purpose would slow only its own host's table, which
+    /// holds at most [`BoilerplateConfig::capacity`] entries.
+    entries: HashMap<u64, Entry, BuildNoHashHasher<u64>>,
     /// A min-heap of `(count, hash)` holding every entry's current pair, and stale pairs
     /// (an entry's earlier counts, evicted entries) that [`HostBoilerplate::pop_least`] skips.
     /// An ordered set kept exact (`BTreeSet`, a removal and an insertion per count) cost more

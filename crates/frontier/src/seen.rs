@@ -34,10 +34,9 @@
 //! scans the engine anyway (the crawler rebuilding its scheduler) feeds each chunk to
 //! [`SeenFilter::remember`] instead and scans once.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use freshet_schedule::online::{HostId, PageId};
+use nohash_hasher::BuildNoHashHasher;
+use std::collections::HashMap;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::batch::{Admission, CommitReport, Op, validate};
@@ -53,32 +52,12 @@ pub fn url_fingerprint(url: &str) -> u64 {
     xxh3_64(url.as_bytes())
 }
 
-/// Hashes a fingerprint to itself: it is already a uniform 64-bit hash, and hashing it again
-/// would only cost time.
-#[derive(Clone, Copy, Debug, Default)]
-struct FingerprintHasher(u64);
-
-impl Hasher for FingerprintHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used by a `u64` key; this keeps any other use well defined.
-        for &byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
-        }
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value;
-    }
-}
-
 /// A URL's fingerprint → its page and host ids, for every URL the engine confirmed.
 #[derive(Clone, Debug, Default)]
 pub struct SeenIndex {
-    entries: HashMap<u64, (u32, u32), BuildHasherDefault<FingerprintHasher>>,
+    /// Keyed by fingerprint, hashed to itself (`nohash_hasher`): it is already a uniform 64-bit
+    /// hash, and hashing it again would only cost time.
+    entries: HashMap<u64, (u32, u32), BuildNoHashHasher<u64>>,
 }
 
 impl SeenIndex {
@@ -92,7 +71,7 @@ impl SeenIndex {
     /// entries briefly holds the old and the new one).
     #[must_use]
     pub fn with_capacity(urls: usize) -> Self {
-        Self { entries: HashMap::with_capacity_and_hasher(urls, BuildHasherDefault::default()) }
+        Self { entries: HashMap::with_capacity_and_hasher(urls, BuildNoHashHasher::default()) }
     }
 
     /// Makes room for `urls` more entries without growing.
