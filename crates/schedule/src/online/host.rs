@@ -205,6 +205,10 @@ pub(super) fn earliest_after(start: f64, gap: f64) -> f64 {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct ReadyEntry {
     pub(super) value: f64,
+    /// The clock at which `value` was computed: an offer taken at that same clock (the usual
+    /// case: a page surfaces, is offered and takes the token in one `next`) is worth `value`
+    /// still, and its value is not computed a second time (`Scheduler::still_worth_it`).
+    pub(super) valued_at: f64,
     pub(super) page: u32,
     pub(super) generation: u32,
     pub(super) host: u32,
