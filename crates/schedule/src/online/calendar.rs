@@ -15,13 +15,14 @@
 //! cache miss per level of every sift (`BENCHMARKS.md`, "Online scheduler"). Entries of the
 //! buckets up to the cursor are handed out in a batch ([`Calendar::advance`]) so that the
 //! caller can read their pages' slots one after another, with their cache misses overlapping,
-//! and then wait in `due`, a small heap by key, until the clock reaches them.
+//! and then wait in `due`, a small queue by key (`due.rs`), until the clock reaches them.
 //!
 //! The queue neither knows nor checks whether an entry is stale: the scheduler drops entries
 //! whose generation is not their page's.
 
 use std::collections::BinaryHeap;
 
+use super::due::DueQueue;
 use super::page::PageEntry;
 
 /// Buckets per epoch: `2^NEAR_BITS`.
@@ -47,7 +48,7 @@ pub(super) struct Calendar {
     coarse_len: usize,
     overflow: Vec<PageEntry>,
     /// Entries of buckets up to the cursor, earliest key first.
-    due: BinaryHeap<PageEntry>,
+    due: DueQueue,
     /// Entries handed out by `advance` and not yet given to `due` (see [`Calendar::take_fresh`]).
     fresh: Vec<PageEntry>,
 }
@@ -64,7 +65,7 @@ impl Calendar {
             coarse: (0..COARSE).map(|_| Vec::new()).collect(),
             coarse_len: 0,
             overflow: Vec::new(),
-            due: BinaryHeap::new(),
+            due: DueQueue::default(),
             fresh: Vec::new(),
         };
         calendar.cursor = calendar.bucket(now);
@@ -194,12 +195,7 @@ impl Calendar {
 
     /// The entry due first if its key is at or before `now`.
     pub(super) fn pop_due(&mut self, now: f64) -> Option<PageEntry> {
-        if self.due.peek().is_some_and(|entry| entry.key <= now) {
-            let entry = self.due.pop();
-            shrink_if_sparse(&mut self.due);
-            return entry;
-        }
-        None
+        self.due.pop_until(now)
     }
 
     /// A time at or before the earliest key queued, if any: the first key in `due`, else the

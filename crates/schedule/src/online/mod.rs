@@ -116,6 +116,7 @@ mod config;
 mod decision;
 mod demand;
 mod dispatch;
+mod due;
 mod error;
 mod explain;
 mod host;
