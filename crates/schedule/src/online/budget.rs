@@ -36,6 +36,10 @@ const LOG_LAMBDA0_RANGE: (f64, f64) = (-690.0, 690.0);
 pub(super) struct BudgetController {
     rate: f64,
     burst: f64,
+    /// `1/rate` and `1/burst`: `advance` and `log_lambda0` run about twice per fetch, and a
+    /// division costs several multiplications' time.
+    inverse_rate: f64,
+    inverse_burst: f64,
     level: f64,
     /// `ln λ_ff`.
     log_feedforward: f64,
@@ -57,6 +61,8 @@ impl BudgetController {
         Self {
             rate,
             burst,
+            inverse_rate: 1.0 / rate,
+            inverse_burst: 1.0 / burst,
             level: burst / 2.0,
             log_feedforward: initial.ln(),
             log_correction: 0.0,
@@ -73,15 +79,15 @@ impl BudgetController {
             return;
         }
         let start = self.level;
-        let fill_time = (self.burst - start) / self.rate;
+        let fill_time = (self.burst - start) * self.inverse_rate;
         let rising = elapsed.min(fill_time);
         let end_of_rise = start + self.rate * rising;
         // ∫ (½ − L(t)/B) dt over the rise, then −½ per unit time while full.
-        let error_integral =
-            rising * (0.5 - (start + end_of_rise) / (2.0 * self.burst)) - 0.5 * (elapsed - rising).max(0.0);
+        let error_integral = rising * (0.5 - 0.5 * (start + end_of_rise) * self.inverse_burst)
+            - 0.5 * (elapsed - rising).max(0.0);
         self.age += elapsed;
         let horizon = if self.horizon.is_finite() { self.horizon } else { self.age };
-        let horizon = horizon.max(self.burst / self.rate);
+        let horizon = horizon.max(self.burst * self.inverse_rate);
         if self.settled {
             self.log_correction = (self.log_correction + INTEGRAL_GAIN * error_integral / horizon)
                 .clamp(CORRECTION_RANGE.0, CORRECTION_RANGE.1);
@@ -96,9 +102,11 @@ impl BudgetController {
 
     /// `ln λ_0`: a few additions, where `λ_0` costs an exponential (the scheduler compares it
     /// to skip the exponential while nothing moved, `Scheduler::refresh_lambda0`).
+    #[inline]
     pub(super) fn log_lambda0(&self) -> f64 {
-        let log =
-            self.log_feedforward + self.log_correction + PROPORTIONAL_GAIN * (0.5 - self.level / self.burst);
+        let log = self.log_feedforward
+            + self.log_correction
+            + PROPORTIONAL_GAIN * (0.5 - self.level * self.inverse_burst);
         log.clamp(LOG_LAMBDA0_RANGE.0, LOG_LAMBDA0_RANGE.1)
     }
 
@@ -137,12 +145,12 @@ impl BudgetController {
 
     /// When the next token will be there, from `now`.
     pub(super) fn token_time(&self, now: f64) -> f64 {
-        now + ((1.0 - self.level) / self.rate).max(0.0)
+        now + ((1.0 - self.level) * self.inverse_rate).max(0.0)
     }
 
     /// When the bucket will be full if no token is taken before (`now` if it is).
     pub(super) fn full_time(&self, now: f64) -> f64 {
-        now + ((self.burst - self.level) / self.rate).max(0.0)
+        now + ((self.burst - self.level) * self.inverse_rate).max(0.0)
     }
 
     pub(super) fn consume(&mut self) {

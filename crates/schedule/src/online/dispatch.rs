@@ -422,6 +422,7 @@ impl<O: Objective> Scheduler<O> {
 
     /// Takes `λ_0` from the controller; brings back the hidden pages it now makes worth a
     /// fetch, and rebuilds the calendar if it fell below the margin of its keys.
+    #[inline]
     pub(super) fn refresh_lambda0(&mut self) {
         if !self.started {
             return;
@@ -431,15 +432,42 @@ impl<O: Objective> Scheduler<O> {
         // move `λ_0`; a key computed since is computed with this `λ_0`, so `keyed_lambda0`
         // cannot have risen past it).
         let log = self.controller.log_lambda0();
-        if log == self.lambda0_log {
-            return;
+        if log != self.lambda0_log {
+            self.move_lambda0(log);
+        }
+    }
+
+    /// [`refresh_lambda0`](Self::refresh_lambda0) once `ln λ_0` has moved to `log`. Out of
+    /// line, so that the calls that find it unmoved (about half) stay a few instructions inline
+    /// instead of a call that saves and restores registers.
+    #[inline(never)]
+    fn move_lambda0(&mut self, log: f64) {
+        // Most refreshes move `ln λ_0` a little (a token taken: `K_P/B`, 0.0016 by default; a
+        // short wait): `λ_0` is then carried over by `e^step` from a short series, re-derived
+        // by a full exponential every `LAMBDA0_RESYNC` steps so that rounding cannot build up.
+        let step = log - self.lambda0_log;
+        if step.abs() <= SMALL_LOG_STEP && self.lambda0_steps < LAMBDA0_RESYNC {
+            self.lambda0 *= exp_of_small(step);
+            self.lambda0_steps += 1;
+        } else {
+            self.lambda0 = log.exp();
+            self.lambda0_steps = 0;
         }
         self.lambda0_log = log;
-        self.lambda0 = log.exp();
         if self.rebuild_due(self.lambda0) {
             self.rebuild();
             return;
         }
+        if self.hidden.peek().is_some_and(|hidden| hidden.level > self.lambda0) {
+            self.reveal_hidden();
+        }
+    }
+
+    /// Queues the hidden pages that `λ_0` has fallen below (their `V(∞)` is above it now). Out
+    /// of line: rare, and inlined it made every refresh of `λ_0` save and restore the registers
+    /// of its loop (~14 instructions a call in `benches/online.rs`).
+    #[inline(never)]
+    fn reveal_hidden(&mut self) {
         let mut revealed = Vec::new();
         while let Some(hidden) = self.hidden.peek().copied() {
             if hidden.level <= self.lambda0 {
@@ -514,8 +542,41 @@ impl<O: Objective> Scheduler<O> {
     }
 }
 
+/// The largest `|Δ ln λ_0|` carried over by [`exp_of_small`] (`2^−6`).
+const SMALL_LOG_STEP: f64 = 0.015_625;
+/// Steps carried over at most before `λ_0` is re-derived from `ln λ_0` by `exp`: each step
+/// rounds once (relative error ~1e-16), so `λ_0` stays within ~3e-14 of `e^{ln λ_0}`, far below
+/// the 1% tolerance of the threshold and the ±5% swing of the bucket's proportional term.
+const LAMBDA0_RESYNC: u32 = 256;
+
+/// `e^step` for `|step| ≤ 2^−6` by its Taylor series to the sixth power (the first term left
+/// out, `step^7/5040`, is below 3e-17): ~12 instructions where the platform's `exp` takes ~50,
+/// and the online scheduler moves `λ_0` about twice per fetch (`Scheduler::refresh_lambda0`).
+#[inline]
+fn exp_of_small(step: f64) -> f64 {
+    const INVERSE_FACTORIALS: [f64; 7] =
+        [1.0, 1.0, 1.0 / 2.0, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0];
+    INVERSE_FACTORIALS.iter().rev().fold(0.0, |sum, &coefficient| sum * step + coefficient)
+}
+
 /// Whether `candidate` goes before `offer` in its host's order: the smaller key, then the lower
 /// page (the order of the host's backlog).
 pub(super) fn goes_before(candidate: &PageEntry, offer: &PageEntry) -> bool {
     candidate.key.total_cmp(&offer.key).then(candidate.page.cmp(&offer.page)).is_lt()
+}
+
+#[cfg(test)]
+mod small_steps {
+    use proptest::prelude::*;
+
+    use super::{SMALL_LOG_STEP, exp_of_small};
+
+    proptest! {
+        /// The short series is `exp` to within two roundings over the whole range it is used on.
+        #[test]
+        fn the_series_is_exp(step in -SMALL_LOG_STEP..=SMALL_LOG_STEP) {
+            let (series, exact) = (exp_of_small(step), step.exp());
+            prop_assert!((series / exact - 1.0).abs() <= 2.3e-16, "{step}: {series} vs {exact}");
+        }
+    }
 }

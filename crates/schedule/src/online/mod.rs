@@ -46,7 +46,7 @@
 //!   never fetched comes first (its value is its `V(∞)` already). `λ_i` is the moving average of
 //!   `max(0, V − λ_0)` over the pages a host served (1/16 weight per fetch), and drops to 0 when
 //!   the slot opens with nothing eligible (the capacity does not bind then).
-//! * **Queues** (`calendar.rs`, `host.rs`). A page is in exactly one place: in flight; in the
+//! * **Queues** (`calendar.rs`, `due.rs`, `host.rs`). A page is in exactly one place: in flight; in the
 //!   **calendar**, keyed by the time its value reaches `λ_0` (`last + τ*(λ_0)`, one `G⁻¹` per
 //!   fetch; a page never fetched with `V(∞) ≥ λ_0`: its add time); among the **hidden** pages,
 //!   by `V(∞)`, if that is below `λ_0`, until `λ_0` falls below it; or, once its key has come and
@@ -54,7 +54,8 @@
 //!   calendar is a calendar queue of buckets a few token intervals wide (near ring, coarse ring
 //!   of epochs, overflow): a push appends to one of a few thousand vectors, and a bucket whose
 //!   time has come is read front to back, its pages' slots and hosts' records touched in one
-//!   pass so that their cache misses overlap. Hosts are looked at only when a page of theirs
+//!   pass so that their cache misses overlap, and its entries wait by key for the clock in a
+//!   short sorted vector (a heap beyond 32). Hosts are looked at only when a page of theirs
 //!   becomes eligible or their slot opens (a heap of slot-opening times holds the hosts with a
 //!   backlog). Entries are invalidated by the page's generation and dropped when they surface;
 //!   per page the scheduler holds a 24-byte slot and one live 16-byte entry (`page.rs`).

@@ -79,6 +79,9 @@ pub struct Scheduler<O: Objective = Freshness> {
     /// moved in between: `refresh_lambda0` then has nothing to do (an exponential and the
     /// checks it guards were 15% of a pair's instructions).
     pub(super) lambda0_log: f64,
+    /// Refreshes of `λ_0` carried over by a small step since the last full `exp`
+    /// (`refresh_lambda0`).
+    pub(super) lambda0_steps: u32,
     /// The latest time seen; time never runs backwards inside the scheduler.
     pub(super) clock: f64,
     /// The largest `λ_0` any calendar key was computed with since the last rebuild: if `λ_0`
@@ -127,6 +130,7 @@ impl<O: Objective> Scheduler<O> {
             started: false,
             lambda0: 0.0,
             lambda0_log: f64::NAN,
+            lambda0_steps: 0,
             clock: f64::NEG_INFINITY,
             keyed_lambda0: 0.0,
             page_count: 0,
