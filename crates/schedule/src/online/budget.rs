@@ -95,7 +95,8 @@ impl BudgetController {
         self.level = (start + self.rate * elapsed).min(self.burst);
     }
 
-    /// The current `λ_0`.
+    /// The current `λ_0` (the scheduler carries it by small steps instead: `lambda0_at`).
+    #[cfg(test)]
     pub(super) fn lambda0(&self) -> f64 {
         self.log_lambda0().exp()
     }

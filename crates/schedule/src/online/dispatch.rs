@@ -442,17 +442,9 @@ impl<O: Objective> Scheduler<O> {
     /// instead of a call that saves and restores registers.
     #[inline(never)]
     fn move_lambda0(&mut self, log: f64) {
-        // Most refreshes move `ln λ_0` a little (a token taken: `K_P/B`, 0.0016 by default; a
-        // short wait): `λ_0` is then carried over by `e^step` from a short series, re-derived
-        // by a full exponential every `LAMBDA0_RESYNC` steps so that rounding cannot build up.
-        let step = log - self.lambda0_log;
-        if step.abs() <= SMALL_LOG_STEP && self.lambda0_steps < LAMBDA0_RESYNC {
-            self.lambda0 *= exp_of_small(step);
-            self.lambda0_steps += 1;
-        } else {
-            self.lambda0 = log.exp();
-            self.lambda0_steps = 0;
-        }
+        let (lambda0, carried) = self.lambda0_at(log);
+        self.lambda0 = lambda0;
+        self.lambda0_steps = if carried { self.lambda0_steps + 1 } else { 0 };
         self.lambda0_log = log;
         if self.rebuild_due(self.lambda0) {
             self.rebuild();
@@ -460,6 +452,23 @@ impl<O: Objective> Scheduler<O> {
         }
         if self.hidden.peek().is_some_and(|hidden| hidden.level > self.lambda0) {
             self.reveal_hidden();
+        }
+    }
+
+    /// The `λ_0` that a refresh to `ln λ_0 = log` sets, and whether it was carried by a small
+    /// step. Most refreshes move `ln λ_0` a little (a token taken: `K_P/B`, 0.0016 by default;
+    /// a short wait): `λ_0` is then carried over by `e^step` from a short series, re-derived by
+    /// a full exponential every `LAMBDA0_RESYNC` steps so that rounding cannot build up.
+    /// `explain` asks it too, so that it reports the very `λ_0` that `next` would use.
+    pub(super) fn lambda0_at(&self, log: f64) -> (f64, bool) {
+        if log == self.lambda0_log {
+            return (self.lambda0, false);
+        }
+        let step = log - self.lambda0_log;
+        if step.abs() <= SMALL_LOG_STEP && self.lambda0_steps < LAMBDA0_RESYNC {
+            (self.lambda0 * exp_of_small(step), true)
+        } else {
+            (log.exp(), false)
         }
     }
 

@@ -84,7 +84,7 @@ impl<O: Objective> Scheduler<O> {
         let mut controller = self.controller;
         let lambda0 = if self.started {
             controller.advance(now - self.clock);
-            controller.lambda0()
+            self.lambda0_at(controller.log_lambda0()).0
         } else {
             self.lambda0
         };

@@ -68,7 +68,14 @@ fn explain_agrees_with_next() {
         }
         let statuses: Vec<Status> =
             (0..30).map(|page| scheduler.explain(PageId(page), now).unwrap().status).collect();
-        match scheduler.next(now) {
+        let explained_lambda0 = scheduler.explain(PageId(0), now).unwrap().lambda0;
+        let decision = scheduler.next(now);
+        if matches!(decision, Decision::WaitUntil(_)) {
+            // No token taken: `next` decided under the very `λ_0` that `explain` reported (it
+            // is carried by small steps; `explain` must carry it the same way).
+            assert_eq!(scheduler.lambda0().to_bits(), explained_lambda0.to_bits(), "λ_0 at {now}");
+        }
+        match decision {
             Decision::Fetch { page, .. } => {
                 assert_eq!(statuses[page.0 as usize], Status::Ready, "fetched {page} at {now}");
                 fetches += 1;
