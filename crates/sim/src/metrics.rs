@@ -88,8 +88,8 @@ pub(crate) struct Accumulator {
     /// buckets `a+1 .. b−1` whole adds its weight at `a+1` and takes it off at `b`, and
     /// [`Accumulator::finish`] sums the differences and adds `weight × length` per bucket. At
     /// 10^5 pages an interval spans several buckets, and the loop that added to each of them
-    /// took 9% of the simulator's time (`BENCHMARKS.md`, "The simulator"). One entry more than
-    /// the buckets.
+    /// took 9% of the simulator's time (`BENCHMARKS.md`, "The simulator"). (`b` is at most the
+    /// last bucket: an interval ends in a bucket, so one entry per bucket suffices.)
     bucket_whole_weight: Vec<f64>,
     bucket_fetches: Vec<u64>,
     /// `(start, end)` of each bucket, as [`Accumulator::finish`] computes them.
@@ -116,7 +116,7 @@ impl Accumulator {
             measured_fetches: 0,
             changed_fetches: 0,
             bucket_fresh: vec![0.0; buckets],
-            bucket_whole_weight: vec![0.0; buckets + 1],
+            bucket_whole_weight: vec![0.0; buckets],
             bucket_fetches: vec![0; buckets],
             bucket_bounds: (0..buckets)
                 .map(|bucket| {
