@@ -32,8 +32,10 @@ use crate::text::MainText;
 /// When a block counts as boilerplate, and how much the table remembers.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BoilerplateConfig {
-    /// Most block hashes kept (Space-Saving entries); default 4,096 (about 100 KiB with the
-    /// index: 24 bytes per map entry and 16 per ordered entry, plus overhead).
+    /// Most block hashes kept (Space-Saving entries); default 4,096. A full table holds about
+    /// 250 KiB: the map ~135 KiB (8,192 buckets of 16 bytes at 4,096 entries) and the heap of
+    /// `(count, hash)` pairs, stale ones included, up to twice the entries (~120 KiB measured
+    /// with heaptrack on the 100,000-page test web, BENCHMARKS.md "Crawl throughput").
     pub capacity: usize,
     /// Fewest pages a block must be seen on; default 5: on fewer pages, a shared block is as
     /// likely a coincidence (two pages quoting the same sentence) as a template.
