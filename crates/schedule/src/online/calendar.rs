@@ -303,7 +303,7 @@ pub(super) fn shrink_if_sparse<T: Ord>(heap: &mut BinaryHeap<T>) {
 }
 
 /// Heaps of at most this many entries' capacity are never shrunk.
-const SHRINK_FLOOR: usize = 4_096;
+pub(super) const SHRINK_FLOOR: usize = 4_096;
 
 /// The ring index of a bucket or epoch (`ring` a power of two; negative numbers wrap too).
 fn index(position: i64, ring: usize) -> usize {

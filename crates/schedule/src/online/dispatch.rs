@@ -6,7 +6,7 @@ use freshet_policy::Objective;
 use super::demand::{SWEEP_SLOTS_MOVING, SWEEP_SLOTS_SETTLED};
 use super::host::{HiddenPage, ReadyEntry, TimerEntry, earliest_after, host_key};
 use super::keys::{THRESHOLD_TOLERANCE, due_time, reaches_with, value_now};
-use super::page::PageEntry;
+use super::page::{PageEntry, PageSlot};
 use super::scheduler::{LATE_KEY_MARGIN, REKEY_TOLERANCE};
 use super::{Decision, HostId, OnlineError, OnlineResult, Outcome, PageId, Scheduler};
 
@@ -81,7 +81,19 @@ impl<O: Objective> Scheduler<O> {
     /// so an offer passed over keeps a value that is lower than its value now. Once per
     /// `max(READY_REFRESH, offers)` offers taken (`O(1)` amortised per fetch), so no offer waits
     /// more than that many tokens behind offers that are worth less than it is.
+    ///
+    /// Skipped while every offer is of a page never fetched (a first crawl): their values do
+    /// not change with time, so the ranking would come out as it is, and the pass (a host
+    /// record and a page slot read at random per offer) was the largest single cost of the
+    /// bench's first crawl after its first `next` (BENCHMARKS.md, "Online scheduler"). The
+    /// stale offers the pass would drop are dropped when they come to the top, and a pass
+    /// still runs once `ready` holds more than two offers a host.
     fn refresh_ready(&mut self) {
+        self.ready_taken = 0;
+        if !self.ready_has_fetched && self.ready.len() <= 2 * self.hosts.len() {
+            return;
+        }
+        let mut has_fetched = false;
         let mut entries = std::mem::take(&mut self.ready).into_vec();
         entries.retain_mut(|entry| {
             let live = self.hosts.get(entry.host as usize).and_then(|host| host.offer).is_some_and(|offer| {
@@ -92,11 +104,12 @@ impl<O: Objective> Scheduler<O> {
             if live && let Some(slot) = self.pages.get(entry.page as usize) {
                 entry.value = value_now(self.objective, slot, self.clock);
                 entry.valued_at = self.clock;
+                has_fetched |= slot.was_fetched();
             }
             live
         });
         self.ready = entries.into();
-        self.ready_taken = 0;
+        self.ready_has_fetched = has_fetched;
     }
 
     /// Nothing to start now: the time of the next event (a page reaching `λ_0`, a slot
@@ -171,7 +184,7 @@ impl<O: Objective> Scheduler<O> {
         }
         if !host.can_start(clock, slots) {
             let key = host_key(self.objective, &slot, host.keyed_threshold);
-            host.push_backlog(PageEntry { key, ..entry });
+            host.push_backlog(PageEntry { key, ..entry }, slot.was_fetched());
             self.arm_timer(host_id);
             return;
         }
@@ -188,20 +201,35 @@ impl<O: Objective> Scheduler<O> {
         // entry of its backlog, or the offer it has.
         let offer = match host.take_offer_keyed(self.objective, &self.pages) {
             None => {
-                host.push_backlog(candidate);
+                host.push_backlog(candidate, slot.was_fetched());
                 let Some(best) = host.pop_backlog(&self.pages) else { return };
                 best
             }
+            Some(offer)
+                if !goes_before(&candidate, &offer)
+                    && host.backlog_top().is_none_or(|top| {
+                        !goes_before(top, &offer)
+                            && self.pages.get(top.page as usize).is_some_and(|slot| slot.is_live(top))
+                    }) =>
+            {
+                // Neither the candidate nor the backlog's best (live) goes before the offer: the
+                // offer stays, what the general case below finds with a pop and a push that
+                // sift through the backlog. A first crawl takes this path for every page of a
+                // host after its first (BENCHMARKS.md, "Online scheduler").
+                host.push_backlog(candidate, slot.was_fetched());
+                host.offer = Some(offer);
+                return;
+            }
             Some(offer) => {
-                host.push_backlog(candidate);
+                host.push_backlog(candidate, slot.was_fetched());
                 match host.pop_backlog(&self.pages) {
                     Some(best) if goes_before(&best, &offer) => {
-                        host.push_backlog(offer);
+                        host.push_backlog(offer, true);
                         best
                     }
                     Some(best) => {
                         // The offer stays (its ready entry with it).
-                        host.push_backlog(best);
+                        host.push_backlog(best, true);
                         host.offer = Some(offer);
                         return;
                     }
@@ -224,6 +252,7 @@ impl<O: Objective> Scheduler<O> {
     fn publish_offer(&mut self, host_id: u32, entry: PageEntry, value: f64) {
         if let Some(host) = self.hosts.get_mut(host_id as usize) {
             host.offer = Some(entry);
+            self.ready_has_fetched |= self.pages.get(entry.page as usize).is_none_or(PageSlot::was_fetched);
             self.ready.push(ReadyEntry {
                 value,
                 valued_at: self.clock,
@@ -306,7 +335,7 @@ impl<O: Objective> Scheduler<O> {
             return true;
         }
         if let Some(entry) = host.take_offer_keyed(self.objective, &self.pages) {
-            host.push_backlog(entry);
+            host.push_backlog(entry, true);
         }
         self.arm_timer(offer.host);
         false

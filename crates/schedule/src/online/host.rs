@@ -46,6 +46,10 @@ pub(super) struct HostState {
     /// Its other eligible pages, keyed under `keyed_threshold`, smallest key first; may hold
     /// stale entries (dropped when they surface).
     backlog: BinaryHeap<PageEntry>,
+    /// Whether the backlog may hold an entry of a page fetched before: only such a page's key
+    /// depends on the threshold (a page never fetched is keyed at its add time,
+    /// [`host_key`]), so without one [`HostState::refresh_keys`] has nothing to recompute.
+    backlog_has_fetched: bool,
     /// The host threshold the backlog's keys were computed with.
     pub(super) keyed_threshold: f64,
     /// The time under which it waits in the scheduler's timer queue (`∞`: it does not).
@@ -103,8 +107,16 @@ impl HostState {
         Some(offer)
     }
 
-    pub(super) fn push_backlog(&mut self, entry: PageEntry) {
+    /// Queues `entry` in the backlog; `maybe_fetched`: unless its page is known never to have
+    /// been fetched.
+    pub(super) fn push_backlog(&mut self, entry: PageEntry, maybe_fetched: bool) {
+        self.backlog_has_fetched |= maybe_fetched;
         self.backlog.push(entry);
+    }
+
+    /// The backlog's first entry in its order, live or stale.
+    pub(super) fn backlog_top(&self) -> Option<&PageEntry> {
+        self.backlog.peek()
     }
 
     /// The best live entry of the backlog, taken out (stale ones dropped on the way).
@@ -142,8 +154,9 @@ impl HostState {
     }
 
     /// Recomputes the backlog's keys (and the offer's) under `threshold` if it moved by more
-    /// than `tolerance` (relative) since they were computed, dropping stale entries: `O(backlog)`.
-    /// Returns whether it did.
+    /// than `tolerance` (relative) since they were computed, dropping stale entries: `O(backlog)`
+    /// if the backlog may hold a page fetched before, else `O(1)`. Returns whether it passed
+    /// over the backlog.
     pub(super) fn refresh_keys<O: Objective>(
         &mut self,
         objective: O,
@@ -158,27 +171,40 @@ impl HostState {
         if (threshold - self.keyed_threshold).abs() <= tolerance * self.keyed_threshold.abs() {
             return false;
         }
-        let mut entries = std::mem::take(&mut self.backlog).into_vec();
-        entries.retain_mut(|entry| match pages.get(entry.page as usize) {
-            Some(slot) if slot.is_live(entry) => {
-                entry.key = host_key(objective, slot, threshold);
-                true
-            }
-            _ => false,
-        });
-        self.backlog = BinaryHeap::from(entries);
+        let rekeyed = self.backlog_has_fetched;
+        if rekeyed {
+            // Each live entry keyed again; stale ones dropped on the way.
+            let mut has_fetched = false;
+            let mut entries = std::mem::take(&mut self.backlog).into_vec();
+            entries.retain_mut(|entry| match pages.get(entry.page as usize) {
+                Some(slot) if slot.is_live(entry) => {
+                    entry.key = host_key(objective, slot, threshold);
+                    has_fetched |= slot.was_fetched();
+                    true
+                }
+                _ => false,
+            });
+            self.backlog = BinaryHeap::from(entries);
+            self.backlog_has_fetched = has_fetched;
+        }
+        // Without a fetched page in the backlog its keys stand as they are: the pass above
+        // would compute the same ones, and the stale entries it drops are dropped when they
+        // surface. A first crawl, where a host's `λ_i` moves with every page it serves and its
+        // backlog holds pages never fetched, passed over the whole backlog again and again
+        // (BENCHMARKS.md, "Online scheduler").
         if let Some(offer) = &mut self.offer
             && let Some(slot) = pages.get(offer.page as usize)
         {
             offer.key = host_key(objective, slot, threshold);
         }
         self.keyed_threshold = threshold;
-        true
+        rekeyed
     }
 
     /// Forgets its eligible pages (a rebuild queues every page again).
     pub(super) fn clear_eligible(&mut self) {
         self.backlog.clear();
+        self.backlog_has_fetched = false;
         self.offer = None;
         self.timer_at = f64::INFINITY;
     }

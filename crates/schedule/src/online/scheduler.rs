@@ -40,7 +40,8 @@ pub struct Stats {
     /// Rebuilds of the calendar (every page keyed again, after `λ_0` fell below the margin
     /// of its keys).
     pub global_rebuilds: u64,
-    /// Re-keyings of one host's backlog (its threshold drifted).
+    /// Passes over one host's backlog to key it again (its threshold drifted, and the backlog
+    /// may hold a page fetched before: the others' keys do not depend on it).
     pub host_rekeys: u64,
     /// Pages that surfaced from the calendar not yet worth a fetch (`λ_0` rose since their key
     /// was computed) and were keyed again.
@@ -67,6 +68,9 @@ pub struct Scheduler<O: Objective = Freshness> {
     pub(super) timers: BinaryHeap<TimerEntry>,
     /// Offers taken from `ready` since its values were last refreshed.
     pub(super) ready_taken: usize,
+    /// Whether `ready` may hold an offer of a page fetched before: only such an offer's value
+    /// changes with time (a page never fetched is worth its `V(∞)` at any time).
+    pub(super) ready_has_fetched: bool,
     pub(super) budget: Budget,
     pub(super) controller: BudgetController,
     /// The sweep that evaluates the pages' steady-state demand for the feed-forward `λ_ff`.
@@ -124,6 +128,7 @@ impl<O: Objective> Scheduler<O> {
             ready: BinaryHeap::new(),
             timers: BinaryHeap::new(),
             ready_taken: 0,
+            ready_has_fetched: false,
             budget,
             controller: BudgetController::new(budget.rate, budget.burst, initial),
             sweep: DemandSweep::default(),
@@ -477,6 +482,7 @@ impl<O: Objective> Scheduler<O> {
         self.calendar.reset(now);
         self.hidden.clear();
         self.ready.clear();
+        self.ready_has_fetched = false;
         self.timers.clear();
         for host in &mut self.hosts {
             host.clear_eligible();
