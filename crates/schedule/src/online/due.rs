@@ -1,5 +1,5 @@
 //! The calendar's entries whose bucket has come, earliest key first: a short sorted vector in
-//! front of a binary heap.
+//! front of a run of entries that came in order and a binary heap.
 //!
 //! In a steady state a bucket hands out a few entries (its width is a few token intervals), so
 //! the queue holds a handful: a sorted vector of at most [`SORTED_CAPACITY`] entries takes them
@@ -7,8 +7,9 @@
 //! paid a sift down to the bottom and back up per pop, and a sift per push: about a tenth of a
 //! `next`/`fetched` pair's instructions in `benches/online.rs` (BENCHMARKS.md, "Online
 //! scheduler"). Entries beyond the vector's capacity (a first crawl, a rebuild: every page due
-//! at once) go to the heap, and a pop takes the earlier of the two fronts, so the order is the
-//! heap's alone would give: `PageEntry`'s order (the earliest key, then the lowest page).
+//! at once) go to the run or the heap, and a pop takes the earliest of the fronts, so the order
+//! is the one a heap alone would give: `PageEntry`'s order (the earliest key, then the lowest
+//! page).
 //!
 //! A first crawl or a rebuild queues the pages in id order, every one with the same key (its
 //! add time): each entry comes out after all those before it. Such entries go to `run`, a
