@@ -14,7 +14,10 @@
 //! error bound `c_min`. Each entry's `count − error` is then a lower bound on its true page
 //! count, and the decision uses that bound, so an evicted-and-readmitted block is never taken
 //! for boilerplate on inherited counts. Space-Saving keeps every block whose true count exceeds
-//! `pages / capacity`, so at the defaults any block on more than 1/4,096 of the pages stays.
+//! `N / capacity`, `N` the blocks counted (each page's distinct blocks, summed over the pages):
+//! at the defaults and 30 blocks a page, any block on more than 1.5% of the pages stays, far
+//! below the half of the pages that makes a block boilerplate; and a template block, counted
+//! from the host's first pages on, is never the least counted and keeps an exact count.
 //!
 //! A caution for callers: the table changes as it learns, so a block can become boilerplate
 //! between two fetches of a page, and the page's signature then changes once although the page
@@ -32,10 +35,14 @@ use crate::text::MainText;
 /// When a block counts as boilerplate, and how much the table remembers.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BoilerplateConfig {
-    /// Most block hashes kept (Space-Saving entries); default 4,096. A full table holds about
-    /// 250 KiB: the map ~135 KiB (8,192 buckets of 16 bytes at 4,096 entries) and the heap of
-    /// `(count, hash)` pairs, stale ones included, up to twice the entries (~120 KiB measured
-    /// with heaptrack on the 100,000-page test web, BENCHMARKS.md "Crawl throughput").
+    /// Most block hashes kept (Space-Saving entries); default 2,048. A full table holds about
+    /// 120 KiB ([`HostBoilerplate::allocated_bytes`]): the map ~68 KiB (4,096 buckets of 16
+    /// bytes and a control byte each: at half load, the removals of evicted entries leave
+    /// empty buckets, not tombstones, and the map does not grow) and the heap of `(count,
+    /// hash)` pairs, stale pairs included, up to one and a half times the entries (~49 KiB). A
+    /// table is per host: at the former default of 4,096 a full one held ~250 KiB (heaptrack
+    /// on the 100,000-page test web, BENCHMARKS.md "Crawl throughput"), 2.5 GB for 10^4 large
+    /// hosts.
     pub capacity: usize,
     /// Fewest pages a block must be seen on; default 5: on fewer pages, a shared block is as
     /// likely a coincidence (two pages quoting the same sentence) as a template.
@@ -47,7 +54,7 @@ pub struct BoilerplateConfig {
 
 impl Default for BoilerplateConfig {
     fn default() -> Self {
-        Self { capacity: 4096, min_pages: 5, min_fraction: 0.5 }
+        Self { capacity: 2048, min_pages: 5, min_fraction: 0.5 }
     }
 }
 
@@ -132,11 +139,23 @@ impl HostBoilerplate {
     }
 
     /// Records `(count, hash)`, an entry's new pair; rebuilds the heap from the entries when
-    /// it holds more than twice as many pairs as there are entries (and more than a few).
+    /// it holds more than one and a half times as many pairs as there are entries (and more
+    /// than a few): a rebuild every half table's worth of pushes at least, `O(1)` amortised.
     fn push_pair(&mut self, count: u32, hash: u64) {
+        let len = self.by_count.len();
+        if len == self.by_count.capacity() {
+            // Grow toward the most pairs the heap holds before a rebuild, not past it (a
+            // doubling would leave up to a third of it unused).
+            let most = self.config.capacity + self.config.capacity / 2 + 65;
+            self.by_count.reserve_exact(len.max(8).min(most.saturating_sub(len)).max(1));
+        }
         self.by_count.push(Reverse((count, hash)));
-        if self.by_count.len() > 2 * self.entries.len() + 64 {
-            self.by_count = self.entries.iter().map(|(&hash, entry)| Reverse((entry.count, hash))).collect();
+        if self.by_count.len() > self.entries.len() + self.entries.len() / 2 + 64 {
+            // In place: the buffer keeps its size.
+            let mut pairs = std::mem::take(&mut self.by_count).into_vec();
+            pairs.clear();
+            pairs.extend(self.entries.iter().map(|(&hash, entry)| Reverse((entry.count, hash))));
+            self.by_count = BinaryHeap::from(pairs);
         }
     }
 
@@ -162,6 +181,20 @@ impl HostBoilerplate {
     #[must_use]
     pub fn len(&self) -> usize {
         self.entries.len()
+    }
+
+    /// Bytes the table holds on the heap, from its buffers' capacities: the map's buckets
+    /// (a key, an entry and a control byte each; hashbrown keeps at most 7/8 of its buckets
+    /// full) and the heap of pairs.
+    #[must_use]
+    pub fn allocated_bytes(&self) -> usize {
+        let buckets = if self.entries.capacity() == 0 {
+            0
+        } else {
+            (self.entries.capacity() * 8 / 7).next_power_of_two()
+        };
+        buckets * (size_of::<(u64, Entry)>() + 1)
+            + self.by_count.capacity() * size_of::<Reverse<(u32, u64)>>()
     }
 
     /// Whether nothing was learned.
@@ -343,6 +376,24 @@ mod tests {
         assert_eq!(table.pages_with(2), 1000);
         assert!(table.is_boilerplate(1) && table.is_boilerplate(2));
         assert!(!table.is_boilerplate(1_000_000 + 999 * 20));
+    }
+
+    #[test]
+    fn a_full_table_at_the_defaults_stays_within_its_documented_size() {
+        // 2,000 pages of 30 unique blocks each and a template of three: 60,000 evictions
+        // through a table of 2,048 entries. The map must not grow past 4,096 buckets (no
+        // tombstones piling up) nor the heap past one and a half times the entries.
+        let mut table = HostBoilerplate::default();
+        let mut largest = 0;
+        for page in 0..2000u64 {
+            let unique = (0..30).map(|k| 0x9E37_79B9_7F4A_7C15_u64.wrapping_mul(1 + page * 30 + k));
+            table.learn_hashes(unique.chain([1, 2, 3]));
+            largest = largest.max(table.allocated_bytes());
+        }
+        assert_eq!(table.len(), 2048);
+        assert!(largest <= 125 * 1024, "the table took {largest} bytes");
+        assert!(table.is_boilerplate(1) && table.is_boilerplate(2) && table.is_boilerplate(3));
+        assert_eq!(table.pages_with(3), 2000);
     }
 
     #[test]
