@@ -146,7 +146,7 @@ impl HostBoilerplate {
         if len == self.by_count.capacity() {
             // Grow toward the most pairs the heap holds before a rebuild, not past it (a
             // doubling would leave up to a third of it unused).
-            let most = self.config.capacity + self.config.capacity / 2 + 65;
+            let most = self.config.capacity.saturating_add(self.config.capacity / 2).saturating_add(65);
             self.by_count.reserve_exact(len.max(8).min(most.saturating_sub(len)).max(1));
         }
         self.by_count.push(Reverse((count, hash)));
