@@ -193,6 +193,17 @@ impl Calendar {
         }
     }
 
+    /// Whether `due` holds a run of entries in order (a bulk: a first crawl, a rebuild).
+    #[inline]
+    pub(super) fn in_bulk(&self) -> bool {
+        self.due.has_run()
+    }
+
+    /// Entries `due` will hand out next in a bulk (see [`DueQueue::run_ahead`]).
+    pub(super) fn due_run_ahead(&self, count: usize) -> impl Iterator<Item = &PageEntry> {
+        self.due.run_ahead(count)
+    }
+
     /// The entry due first if its key is at or before `now`.
     pub(super) fn pop_due(&mut self, now: f64) -> Option<PageEntry> {
         self.due.pop_until(now)

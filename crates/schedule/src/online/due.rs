@@ -129,6 +129,18 @@ impl DueQueue {
         self.sorted.len() + self.run.len() + self.overflow.len()
     }
 
+    /// Whether the run holds entries.
+    #[inline]
+    pub(super) fn has_run(&self) -> bool {
+        !self.run.is_empty()
+    }
+
+    /// The first `count` entries of the run, the next it hands out while its front is the
+    /// earliest (a first crawl surfacing every page at once).
+    pub(super) fn run_ahead(&self, count: usize) -> impl Iterator<Item = &PageEntry> {
+        self.run.iter().take(count)
+    }
+
     pub(super) fn clear(&mut self) {
         self.sorted.clear();
         self.run.clear();

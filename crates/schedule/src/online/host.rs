@@ -114,6 +114,11 @@ impl HostState {
         self.backlog.push(entry);
     }
 
+    /// The backlog's last entry in memory (where the next push goes), to load it ahead.
+    pub(super) fn backlog_end(&self) -> Option<&PageEntry> {
+        self.backlog.as_slice().last()
+    }
+
     /// The backlog's first entry in its order, live or stale.
     pub(super) fn backlog_top(&self) -> Option<&PageEntry> {
         self.backlog.peek()
