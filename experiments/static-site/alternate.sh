@@ -11,7 +11,8 @@
 # (default /tmp/bench-site/site, generated on the first run); the rest as run.sh reads it.
 #
 # Prints every run's row as run.sh prints it, then per entry: pages/s of each round, the mean,
-# the mean without round 1 (the first round often runs on a machine still settling), CPU seconds
+# the mean without round 1 (the first round often runs on a machine still settling; run.sh now
+# reads the site into the page cache before every crawler, which explained most of it), CPU seconds
 # and CPU per page, peak RSS, and each mean's ratio to the first entry's. A run that did not
 # find every page is reported and left out of the means.
 set -euo pipefail
