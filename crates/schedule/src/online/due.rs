@@ -169,6 +169,38 @@ mod tests {
 
     use super::*;
 
+    /// A push (`Some`) or a pop at a time (`None`), applied to `queue` and to `heap` alike,
+    /// then both drained: the queue must hand out what the heap hands out, in the same order.
+    fn replays_as_the_heap(
+        mut queue: DueQueue,
+        mut heap: BinaryHeap<PageEntry>,
+        steps: impl IntoIterator<Item = (Option<PageEntry>, f64)>,
+    ) -> Result<(), TestCaseError> {
+        let key_and_page = |entry: &PageEntry| (entry.key, entry.page);
+        for (step, now) in steps {
+            match step {
+                Some(entry) => {
+                    queue.push(entry);
+                    heap.push(entry);
+                }
+                None => {
+                    let expected =
+                        if heap.peek().is_some_and(|entry| entry.key <= now) { heap.pop() } else { None };
+                    let got = queue.pop_until(now);
+                    prop_assert_eq!(got.as_ref().map(key_and_page), expected.as_ref().map(key_and_page));
+                }
+            }
+            prop_assert_eq!(queue.len(), heap.len());
+            prop_assert_eq!(queue.peek().map(key_and_page), heap.peek().map(key_and_page));
+        }
+        while let Some(expected) = heap.pop() {
+            let got = queue.pop_until(f64::INFINITY);
+            prop_assert_eq!(got.as_ref().map(key_and_page), Some(key_and_page(&expected)));
+        }
+        prop_assert!(queue.pop_until(f64::INFINITY).is_none());
+        Ok(())
+    }
+
     proptest! {
         /// Pushes and pops in any interleaving, few entries or many (past the vector's
         /// capacity), ties of key included: the queue hands out what a plain `BinaryHeap`
@@ -181,32 +213,10 @@ mod tests {
             ], 1..400),
             nows in proptest::collection::vec(0.0..9.0_f64, 1..400),
         ) {
-            let (mut queue, mut heap) = (DueQueue::default(), BinaryHeap::new());
-            for (step, &now) in steps.iter().zip(nows.iter().cycle()) {
-                match *step {
-                    Some((key, page)) => {
-                        let entry = PageEntry { key, page, generation: 0 };
-                        queue.push(entry);
-                        heap.push(entry);
-                    }
-                    None => {
-                        let expected = if heap.peek().is_some_and(|entry: &PageEntry| entry.key <= now) {
-                            heap.pop()
-                        } else {
-                            None
-                        };
-                        let got = queue.pop_until(now);
-                        prop_assert_eq!(got.map(|entry| (entry.key, entry.page)), expected.map(|entry| (entry.key, entry.page)));
-                    }
-                }
-                prop_assert_eq!(queue.len(), heap.len());
-                prop_assert_eq!(queue.peek().map(|entry| (entry.key, entry.page)), heap.peek().map(|entry| (entry.key, entry.page)));
-            }
-            while let Some(expected) = heap.pop() {
-                let got = queue.pop_until(f64::INFINITY);
-                prop_assert_eq!(got.map(|entry| (entry.key, entry.page)), Some((expected.key, expected.page)));
-            }
-            prop_assert!(queue.pop_until(f64::INFINITY).is_none());
+            let steps = steps.iter().zip(nows.iter().cycle()).map(|(step, &now)| {
+                (step.map(|(key, page)| PageEntry { key, page, generation: 0 }), now)
+            });
+            replays_as_the_heap(DueQueue::default(), BinaryHeap::new(), steps)?;
         }
 
         /// A bulk of entries in order (a first crawl: one key, pages in id order; or keys
@@ -229,30 +239,8 @@ mod tests {
                 heap.push(entry);
             }
             prop_assert!(bulk <= SORTED_CAPACITY as u32 || !queue.run.is_empty());
-            for step in &steps {
-                match *step {
-                    Some((key, page)) => {
-                        let entry = PageEntry { key, page, generation: 1 };
-                        queue.push(entry);
-                        heap.push(entry);
-                    }
-                    None => {
-                        let expected = if heap.peek().is_some_and(|entry: &PageEntry| entry.key <= now) {
-                            heap.pop()
-                        } else {
-                            None
-                        };
-                        let got = queue.pop_until(now);
-                        prop_assert_eq!(got.map(|entry| (entry.key, entry.page)), expected.map(|entry| (entry.key, entry.page)));
-                    }
-                }
-                prop_assert_eq!(queue.len(), heap.len());
-            }
-            while let Some(expected) = heap.pop() {
-                let got = queue.pop_until(f64::INFINITY);
-                prop_assert_eq!(got.map(|entry| (entry.key, entry.page)), Some((expected.key, expected.page)));
-            }
-            prop_assert!(queue.pop_until(f64::INFINITY).is_none());
+            let steps = steps.iter().map(|step| (step.map(|(key, page)| PageEntry { key, page, generation: 1 }), now));
+            replays_as_the_heap(queue, heap, steps)?;
         }
     }
 }
