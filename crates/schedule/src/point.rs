@@ -36,6 +36,11 @@ impl Point {
         self.count
     }
 
+    /// The page's share `p`, the denominator.
+    pub(crate) fn share(&self) -> f64 {
+        self.share
+    }
+
     /// The instant `count / share` of the same page (same share).
     pub(crate) fn moved_to(&self, count: f64) -> Self {
         Self::new(count, self.share, self.page)
