@@ -58,9 +58,10 @@ pub fn simulate_policy(
 }
 
 /// What the event loop reads and writes of one page at each of its fetches, in one place
-/// (one cache line: 48 bytes, aligned so that no record straddles two lines): fetches visit
-/// the pages in an order that jumps over all of them.
-#[repr(align(64))]
+/// (32 bytes, aligned so that no record straddles two cache lines): fetches visit the pages
+/// in an order that jumps over all of them, and at 10^5 pages these records are most of the
+/// simulator's misses (`BENCHMARKS.md`, "The simulator").
+#[repr(align(32))]
 struct Tracked {
     /// Time of the page's last fetch (0: every copy is fresh at time 0).
     last_fetch: f64,
