@@ -2,11 +2,11 @@
 //! pages (those whose crawl value has reached `λ_0`) while they wait for its slot.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 use freshet_policy::Objective;
 
 use super::Politeness;
+use super::backlog::Backlog;
 use super::keys::due_time;
 use super::page::{PageEntry, PageSlot};
 
@@ -44,12 +44,11 @@ pub(super) struct HostState {
     /// The page it offers now (its best eligible page, in the ready queue), if any.
     pub(super) offer: Option<PageEntry>,
     /// Its other eligible pages, keyed under `keyed_threshold`, smallest key first; may hold
-    /// stale entries (dropped when they surface).
-    backlog: BinaryHeap<PageEntry>,
-    /// Whether the backlog may hold an entry of a page fetched before: only such a page's key
-    /// depends on the threshold (a page never fetched is keyed at its add time,
-    /// [`host_key`]), so without one [`HostState::refresh_keys`] has nothing to recompute.
-    backlog_has_fetched: bool,
+    /// stale entries (dropped when they surface). Its flag `has_fetched`: whether it may hold an
+    /// entry of a page fetched before: only such a page's key depends on the threshold (a page
+    /// never fetched is keyed at its add time, [`host_key`]), so without one
+    /// [`HostState::refresh_keys`] has nothing to recompute.
+    backlog: Backlog,
     /// The host threshold the backlog's keys were computed with.
     pub(super) keyed_threshold: f64,
     /// The time under which it waits in the scheduler's timer queue (`∞`: it does not).
@@ -110,13 +109,13 @@ impl HostState {
     /// Queues `entry` in the backlog; `maybe_fetched`: unless its page is known never to have
     /// been fetched.
     pub(super) fn push_backlog(&mut self, entry: PageEntry, maybe_fetched: bool) {
-        self.backlog_has_fetched |= maybe_fetched;
+        self.backlog.has_fetched |= maybe_fetched;
         self.backlog.push(entry);
     }
 
     /// The backlog's last entry in memory (where the next push goes), to load it ahead.
     pub(super) fn backlog_end(&self) -> Option<&PageEntry> {
-        self.backlog.as_slice().last()
+        self.backlog.end()
     }
 
     /// The backlog's first entry in its order, live or stale.
@@ -128,21 +127,10 @@ impl HostState {
     pub(super) fn pop_backlog(&mut self, pages: &[PageSlot]) -> Option<PageEntry> {
         while let Some(entry) = self.backlog.pop() {
             if pages.get(entry.page as usize).is_some_and(|slot| slot.is_live(&entry)) {
-                self.shrink_if_sparse();
                 return Some(entry);
             }
         }
-        self.shrink_if_sparse();
         None
-    }
-
-    /// Gives back most of the backlog's buffer once it holds under a quarter of it (a first
-    /// crawl puts every page of the host there at once).
-    fn shrink_if_sparse(&mut self) {
-        let capacity = self.backlog.capacity();
-        if capacity > 8 && self.backlog.len() < capacity / 4 {
-            self.backlog.shrink_to(capacity / 2);
-        }
     }
 
     pub(super) fn backlog_is_empty(&self) -> bool {
@@ -176,21 +164,15 @@ impl HostState {
         if (threshold - self.keyed_threshold).abs() <= tolerance * self.keyed_threshold.abs() {
             return false;
         }
-        let rekeyed = self.backlog_has_fetched;
+        let rekeyed = self.backlog.has_fetched;
         if rekeyed {
             // Each live entry keyed again; stale ones dropped on the way.
-            let mut has_fetched = false;
-            let mut entries = std::mem::take(&mut self.backlog).into_vec();
-            entries.retain_mut(|entry| match pages.get(entry.page as usize) {
+            self.backlog.has_fetched = self.backlog.rekey(|entry| match pages.get(entry.page as usize) {
                 Some(slot) if slot.is_live(entry) => {
-                    entry.key = host_key(objective, slot, threshold);
-                    has_fetched |= slot.was_fetched();
-                    true
+                    Some((host_key(objective, slot, threshold), slot.was_fetched()))
                 }
-                _ => false,
+                _ => None,
             });
-            self.backlog = BinaryHeap::from(entries);
-            self.backlog_has_fetched = has_fetched;
         }
         // Without a fetched page in the backlog its keys stand as they are: the pass above
         // would compute the same ones, and the stale entries it drops are dropped when they
@@ -209,7 +191,6 @@ impl HostState {
     /// Forgets its eligible pages (a rebuild queues every page again).
     pub(super) fn clear_eligible(&mut self) {
         self.backlog.clear();
-        self.backlog_has_fetched = false;
         self.offer = None;
         self.timer_at = f64::INFINITY;
     }

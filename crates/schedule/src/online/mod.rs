@@ -110,6 +110,7 @@
 //! # Ok::<(), freshet_schedule::online::OnlineError>(())
 //! ```
 
+mod backlog;
 mod budget;
 mod calendar;
 mod census;
