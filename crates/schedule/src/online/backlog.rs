@@ -12,8 +12,7 @@
 //! order; entries equal in it are the same page under the same key, of which at most one is
 //! live); proptested against `BinaryHeap` below.
 
-use std::cmp::Ordering;
-
+use super::heap::{heapify, sift_down_to_bottom, sift_up};
 use super::page::PageEntry;
 
 /// `head` of a backlog in its heap form.
@@ -69,7 +68,7 @@ impl Backlog {
         if self.head == HEAP {
             let position = self.entries.len();
             self.entries.push(entry);
-            sift_up(&mut self.entries, 0, position);
+            sift_up::<_, 2>(&mut self.entries, 0, position);
             return;
         }
         if self.is_empty() {
@@ -96,7 +95,7 @@ impl Backlog {
             let mut last = self.entries.pop()?;
             if let Some(top) = self.entries.first_mut() {
                 std::mem::swap(&mut last, top);
-                sift_down_to_bottom(&mut self.entries, 0);
+                sift_down_to_bottom::<_, 2>(&mut self.entries, 0);
             } else {
                 // Empty: in order again.
                 self.head = 0;
@@ -152,7 +151,7 @@ impl Backlog {
         });
         if self.head == HEAP || !self.entries.is_sorted_by(|a, b| a >= b) {
             self.head = HEAP;
-            heapify(&mut self.entries);
+            heapify::<_, 2>(&mut self.entries);
             if self.entries.is_empty() {
                 self.head = 0;
             }
@@ -164,63 +163,6 @@ impl Backlog {
         self.entries.clear();
         self.head = 0;
         self.has_fetched = false;
-    }
-}
-
-/// Moves `entries[position]` up toward `top` while it is greater than its parent.
-fn sift_up(entries: &mut [PageEntry], top: usize, mut position: usize) {
-    let Some(&entry) = entries.get(position) else { return };
-    while position > top {
-        let parent = (position - 1) / 2;
-        if entry.cmp(&entries[parent]) != Ordering::Greater {
-            break;
-        }
-        entries[position] = entries[parent];
-        position = parent;
-    }
-    entries[position] = entry;
-}
-
-/// Moves `entries[position]` down to a leaf along the greater children, then up to its place
-/// (as `BinaryHeap::pop` does: the entry moved to the top is one of the least).
-fn sift_down_to_bottom(entries: &mut [PageEntry], start: usize) {
-    let end = entries.len();
-    let Some(&entry) = entries.get(start) else { return };
-    let mut position = start;
-    let mut child = 2 * position + 1;
-    while child + 1 < end {
-        child += usize::from(entries[child] <= entries[child + 1]);
-        entries[position] = entries[child];
-        position = child;
-        child = 2 * position + 1;
-    }
-    if child + 1 == end {
-        entries[position] = entries[child];
-        position = child;
-    }
-    entries[position] = entry;
-    sift_up(entries, start, position);
-}
-
-/// Makes `entries` a heap (bottom up).
-fn heapify(entries: &mut [PageEntry]) {
-    let end = entries.len();
-    for start in (0..end / 2).rev() {
-        let entry = entries[start];
-        let mut position = start;
-        let mut child = 2 * position + 1;
-        while child < end {
-            if child + 1 < end && entries[child] <= entries[child + 1] {
-                child += 1;
-            }
-            if entry >= entries[child] {
-                break;
-            }
-            entries[position] = entries[child];
-            position = child;
-            child = 2 * position + 1;
-        }
-        entries[position] = entry;
     }
 }
 

@@ -4,6 +4,7 @@
 use freshet_policy::Objective;
 
 use super::demand::{SWEEP_SLOTS_MOVING, SWEEP_SLOTS_SETTLED};
+use super::heap::Heap;
 use super::host::{HiddenPage, ReadyEntry, TimerEntry, earliest_after, host_key};
 use super::keys::{THRESHOLD_TOLERANCE, due_time, reaches_with, value_now};
 use super::page::{PageEntry, PageSlot};
@@ -105,13 +106,12 @@ impl<O: Objective> Scheduler<O> {
                     && self.pages.get(entry.page as usize).is_some_and(|slot| slot.is_live(&offer))
             });
             if live && let Some(slot) = self.pages.get(entry.page as usize) {
-                entry.value = value_now(self.objective, slot, self.clock);
-                entry.valued_at = self.clock;
+                entry.set_value(value_now(self.objective, slot, self.clock), self.clock);
                 has_fetched |= slot.was_fetched();
             }
             live
         });
-        self.ready = entries.into();
+        self.ready = Heap::from_vec(entries);
         self.ready_has_fetched = has_fetched;
     }
 
@@ -281,13 +281,7 @@ impl<O: Objective> Scheduler<O> {
         if let Some(host) = self.hosts.get_mut(host_id as usize) {
             host.offer = Some(entry);
             self.ready_has_fetched |= self.pages.get(entry.page as usize).is_none_or(PageSlot::was_fetched);
-            self.ready.push(ReadyEntry {
-                value,
-                valued_at: self.clock,
-                page: entry.page,
-                generation: entry.generation,
-                host: host_id,
-            });
+            self.ready.push(ReadyEntry::new(value, self.clock, entry.page, entry.generation, host_id));
         }
     }
 
@@ -380,7 +374,7 @@ impl<O: Objective> Scheduler<O> {
     fn still_worth_it(&mut self, offer: &ReadyEntry) -> Option<f64> {
         let slot = self.pages.get(offer.page as usize).copied()?;
         let value = if offer.valued_at == self.clock {
-            offer.value
+            offer.value()
         } else {
             value_now(self.objective, &slot, self.clock)
         };

@@ -216,9 +216,13 @@ pub(super) fn earliest_after(start: f64, gap: f64) -> f64 {
 /// offered (seed 003: tokens go to the pages worth most).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct ReadyEntry {
-    pub(super) value: f64,
-    /// The clock at which `value` was computed: an offer taken at that same clock (the usual
-    /// case: a page surfaces, is offered and takes the token in one `next`) is worth `value`
+    /// The value as an integer in `f64::total_cmp`'s order ([`total_order_key`]): the ready
+    /// queue compares entries a few times per level of each sift, and the float comparison
+    /// (`total_cmp`, then the page) was a call of ~25 instructions (BENCHMARKS.md, "Online
+    /// scheduler"); the value is read back exactly ([`ReadyEntry::value`]).
+    rank: i64,
+    /// The clock at which the value was computed: an offer taken at that same clock (the usual
+    /// case: a page surfaces, is offered and takes the token in one `next`) is worth that value
     /// still, and its value is not computed a second time (`Scheduler::still_worth_it`).
     pub(super) valued_at: f64,
     pub(super) page: u32,
@@ -226,24 +230,81 @@ pub(super) struct ReadyEntry {
     pub(super) host: u32,
 }
 
+impl ReadyEntry {
+    pub(super) fn new(value: f64, valued_at: f64, page: u32, generation: u32, host: u32) -> Self {
+        Self { rank: total_order_key(value), valued_at, page, generation, host }
+    }
+
+    /// The crawl value it was offered at (or last re-ranked at).
+    pub(super) fn value(&self) -> f64 {
+        f64::from_bits(total_order_key_inverse(self.rank))
+    }
+
+    /// Values it again: `value` at `valued_at`.
+    pub(super) fn set_value(&mut self, value: f64, valued_at: f64) {
+        self.rank = total_order_key(value);
+        self.valued_at = valued_at;
+    }
+
+    /// The key it is ordered by: the greater value, then the lower page, first.
+    #[inline]
+    fn order(&self) -> (i64, u32) {
+        (self.rank, u32::MAX - self.page)
+    }
+}
+
+/// `value`'s bits as an integer whose order is `f64::total_cmp`'s (the same transformation).
+fn total_order_key(value: f64) -> i64 {
+    let bits = value.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
+/// The bits of the `f64` whose [`total_order_key`] is `key` (the transformation is its own
+/// inverse: it keeps the sign bit, which decides it).
+fn total_order_key_inverse(key: i64) -> u64 {
+    (key ^ (((key >> 63) as u64) >> 1) as i64) as u64
+}
+
 impl PartialEq for ReadyEntry {
     fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+        self.order() == other.order()
     }
 }
 
 impl Eq for ReadyEntry {}
 
 impl PartialOrd for ReadyEntry {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
+    }
+
+    #[inline]
+    fn lt(&self, other: &Self) -> bool {
+        self.order() < other.order()
+    }
+
+    #[inline]
+    fn le(&self, other: &Self) -> bool {
+        self.order() <= other.order()
+    }
+
+    #[inline]
+    fn gt(&self, other: &Self) -> bool {
+        self.order() > other.order()
+    }
+
+    #[inline]
+    fn ge(&self, other: &Self) -> bool {
+        self.order() >= other.order()
     }
 }
 
 impl Ord for ReadyEntry {
-    /// The highest value first, then the lowest page.
+    /// The highest value first, then the lowest page (`f64::total_cmp` on the values).
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        self.value.total_cmp(&other.value).then(other.page.cmp(&self.page))
+        self.order().cmp(&other.order())
     }
 }
 
@@ -265,6 +326,7 @@ impl PartialEq for HiddenPage {
 impl Eq for HiddenPage {}
 
 impl PartialOrd for HiddenPage {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -294,6 +356,7 @@ impl PartialEq for TimerEntry {
 impl Eq for TimerEntry {}
 
 impl PartialOrd for TimerEntry {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -303,5 +366,44 @@ impl Ord for TimerEntry {
     /// Reversed, so that `BinaryHeap` yields the earliest time, then the lowest host.
     fn cmp(&self, other: &Self) -> Ordering {
         other.at.total_cmp(&self.at).then(other.host.cmp(&self.host))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::ReadyEntry;
+
+    fn any_value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<f64>(),
+            Just(0.0),
+            Just(-0.0),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(f64::NAN),
+            -1.0..1.0_f64,
+        ]
+    }
+
+    proptest! {
+        /// Entries are ordered as by `value.total_cmp`, then the lower page first, and keep
+        /// their value bit for bit.
+        #[test]
+        fn ready_entries_order_as_total_cmp_then_page(
+            (a, b) in (any_value(), any_value()),
+            (page_a, page_b) in (0..4_u32, 0..4_u32),
+        ) {
+            let (x, y) = (ReadyEntry::new(a, 0.0, page_a, 0, 0), ReadyEntry::new(b, 0.0, page_b, 0, 0));
+            prop_assert_eq!(x.value().to_bits(), a.to_bits());
+            let expected = a.total_cmp(&b).then(page_b.cmp(&page_a));
+            prop_assert_eq!(x.cmp(&y), expected);
+            prop_assert_eq!(x < y, expected.is_lt());
+            prop_assert_eq!(x <= y, expected.is_le());
+            prop_assert_eq!(x > y, expected.is_gt());
+            prop_assert_eq!(x >= y, expected.is_ge());
+            prop_assert_eq!(x == y, expected.is_eq());
+        }
     }
 }

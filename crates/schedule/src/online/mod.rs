@@ -121,6 +121,7 @@ mod dispatch;
 mod due;
 mod error;
 mod explain;
+mod heap;
 mod host;
 mod ids;
 mod keys;
