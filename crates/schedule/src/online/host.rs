@@ -110,16 +110,17 @@ impl HostState {
     /// been fetched.
     pub(super) fn push_backlog(&mut self, entry: PageEntry, maybe_fetched: bool) {
         self.backlog.has_fetched |= maybe_fetched;
-        self.backlog.push(entry);
+        self.backlog.push(entry, !maybe_fetched);
     }
 
-    /// The backlog's last entry in memory (where the next push goes), to load it ahead.
-    pub(super) fn backlog_end(&self) -> Option<&PageEntry> {
-        self.backlog.end()
+    /// The key of the backlog's last entry in memory (where the next push goes), to load it
+    /// ahead.
+    pub(super) fn backlog_end_key(&self) -> Option<f64> {
+        self.backlog.end_key()
     }
 
     /// The backlog's first entry in its order, live or stale.
-    pub(super) fn backlog_top(&self) -> Option<&PageEntry> {
+    pub(super) fn backlog_top(&self) -> Option<PageEntry> {
         self.backlog.peek()
     }
 
@@ -138,7 +139,7 @@ impl HostState {
     }
 
     /// The backlog's entries, in no order (stale ones included).
-    pub(super) fn backlog(&self) -> impl Iterator<Item = &PageEntry> {
+    pub(super) fn backlog(&self) -> impl Iterator<Item = PageEntry> {
         self.backlog.iter()
     }
 
