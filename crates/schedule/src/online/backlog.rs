@@ -62,6 +62,11 @@ impl Backlog {
         self.entries.capacity()
     }
 
+    /// Makes room for `additional` more entries.
+    pub(super) fn reserve_exact(&mut self, additional: usize) {
+        self.entries.reserve_exact(additional);
+    }
+
     /// Index of the first queued entry in `entries`.
     fn start(&self) -> usize {
         if self.head == HEAP { 0 } else { self.head as usize }

@@ -190,9 +190,17 @@ impl<O: Objective> Scheduler<O> {
             if let Some(slot) = self.pages.get(entry.page as usize)
                 && let Some(host) = self.hosts.get(slot.host as usize)
             {
+                // The record's other cache lines (`refresh_keys` reads the threshold and the
+                // offer), and the slot of the backlog's first page (whose liveness
+                // `make_eligible` checks): misses that came one at a time.
+                let top = host.backlog_top();
                 touched += host.free_at
-                    + host.backlog_top().map_or(0.0, |top| top.key)
-                    + host.backlog_end_key().unwrap_or(0.0);
+                    + host.keyed_threshold
+                    + host.lambda
+                    + host.offer.map_or(0.0, |offer| offer.key)
+                    + top.map_or(0.0, |top| top.key)
+                    + host.backlog_end_key().unwrap_or(0.0)
+                    + top.and_then(|top| self.pages.get(top.page as usize)).map_or(0.0, |slot| slot.last);
             }
         }
         std::hint::black_box(touched);

@@ -109,6 +109,13 @@ impl HostState {
     /// Queues `entry` in the backlog; `maybe_fetched`: unless its page is known never to have
     /// been fetched.
     pub(super) fn push_backlog(&mut self, entry: PageEntry, maybe_fetched: bool) {
+        if self.fetches == 0 && self.backlog.capacity() == 0 {
+            // A host's first crawl: its pages (but the one it offers) may all come here at once;
+            // room for them in one allocation, where the vector's doublings copied and faulted
+            // in 160 MB at 10^7 pages, a quarter of the bench's first `next` (BENCHMARKS.md,
+            // "Online scheduler").
+            self.backlog.reserve_exact(self.live_pages.saturating_sub(1) as usize);
+        }
         self.backlog.has_fetched |= maybe_fetched;
         self.backlog.push(entry, !maybe_fetched);
     }
