@@ -2,15 +2,15 @@
 //! (the earliest key, then the lowest page) served first.
 //!
 //! A binary heap serves any order of pushes. But the pages of a first crawl (every page new, all
-//! keyed at their add time 0) reach their host in id order, each after all those before it in
-//! the host's order, and leave it in that order: a heap paid a sift down through the host's
-//! entries per page served, a tenth of the bench's first crawl at 10^7 pages (BENCHMARKS.md,
-//! "Online scheduler"). So the backlog is kept **in order** (a run read from `head` on, pushes at
-//! the end) as long as each push goes after every entry before it, and turns into a binary heap
-//! at the first push that does not (or a re-keying that breaks the order), until it is empty
-//! again. The order of the entries it hands out is the heap's in either form (`PageEntry`'s
-//! order; entries equal in it are the same page under the same key, of which at most one is
-//! live); proptested against `BinaryHeap` below.
+//! keyed at their add time 0) reach their host in id order, each after all those before it in the
+//! host's order, and leave it in that order: a heap paid a sift down through the host's entries per
+//! page served, about a tenth of the bench's first crawl at 10^7 pages after its first `next`
+//! (BENCHMARKS.md, "Online scheduler"). So the backlog is kept **in order** (a run read from `head`
+//! on, pushes at the end) as long as each push goes after every entry before it, and turns into a
+//! binary heap at the first push that does not (or a re-keying that breaks the order), until it is
+//! empty again. The order of the entries it hands out is the heap's in either form (`PageEntry`'s
+//! order; entries equal in it are the same page under the same key, of which at most one is live);
+//! proptested against `BinaryHeap` below.
 //!
 //! An entry pushed for a page known never to have been fetched is **marked** so (a bit of its
 //! stored generation, which `page.rs` keeps to 29 bits; taken off whatever the backlog hands

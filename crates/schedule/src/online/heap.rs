@@ -1,13 +1,13 @@
 //! A `D`-ary max-heap of small `Copy` entries: what `std::collections::BinaryHeap` does, with
 //! `D` children a node and the comparison inlined.
 //!
-//! The ready queue holds an offer per free host (10^5 in the bench's first crawl, 3.2 MB of
-//! 32-byte entries, past the L2 cache): a pop of the binary heap sifted through ~17 levels, a
-//! cache miss at most of the deeper ones, and its comparison was a call
-//! (`ReadyEntry::partial_cmp`, 8% of the first crawl's time at 10^7 pages, BENCHMARKS.md,
-//! "Online scheduler"). With four children a node the heap is half as deep, and the four
-//! children of a node are adjacent in memory. Entries come out in the same order as from a
-//! `BinaryHeap`: the greatest first; entries equal in `Ord` in some order (proptested below).
+//! The ready queue holds an offer per free host (10^5 in the bench's first crawl, 3.2 MB of 32-byte
+//! entries, past the L2 cache): a pop of the binary heap sifted through ~17 levels, a cache miss at
+//! most of the deeper ones, and its comparison was a call (`ReadyEntry::partial_cmp`, 8% of the
+//! time of the bench's first crawl at 10^7 pages after its first `next`, BENCHMARKS.md, "Online
+//! scheduler"). With four children a node the heap is half as deep, and the four children of a node
+//! are adjacent in memory. Entries come out in the same order as from a `BinaryHeap`: the greatest
+//! first; entries equal in `Ord` in some order (proptested below).
 
 /// See the module docs.
 #[derive(Clone, Debug)]
