@@ -157,11 +157,7 @@ impl<O: Objective> Scheduler<O> {
             }
         } else {
             candidates.extend(
-                host.offer
-                    .iter()
-                    .chain(host.backlog())
-                    .filter(|entry| of_host(entry))
-                    .map(|&entry| (entry, true)),
+                host.offer.into_iter().chain(host.backlog()).filter(of_host).map(|entry| (entry, true)),
             );
             candidates.extend(
                 self.calendar.entries_until(now).filter(|entry| of_host(entry)).map(|&entry| (entry, false)),

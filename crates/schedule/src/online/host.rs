@@ -2,11 +2,11 @@
 //! pages (those whose crawl value has reached `λ_0`) while they wait for its slot.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 use freshet_policy::Objective;
 
 use super::Politeness;
+use super::backlog::Backlog;
 use super::keys::due_time;
 use super::page::{PageEntry, PageSlot};
 
@@ -44,12 +44,11 @@ pub(super) struct HostState {
     /// The page it offers now (its best eligible page, in the ready queue), if any.
     pub(super) offer: Option<PageEntry>,
     /// Its other eligible pages, keyed under `keyed_threshold`, smallest key first; may hold
-    /// stale entries (dropped when they surface).
-    backlog: BinaryHeap<PageEntry>,
-    /// Whether the backlog may hold an entry of a page fetched before: only such a page's key
-    /// depends on the threshold (a page never fetched is keyed at its add time,
-    /// [`host_key`]), so without one [`HostState::refresh_keys`] has nothing to recompute.
-    backlog_has_fetched: bool,
+    /// stale entries (dropped when they surface). Its flag `has_fetched`: whether it may hold an
+    /// entry of a page fetched before: only such a page's key depends on the threshold (a page
+    /// never fetched is keyed at its add time, [`host_key`]), so without one
+    /// [`HostState::refresh_keys`] has nothing to recompute.
+    backlog: Backlog,
     /// The host threshold the backlog's keys were computed with.
     pub(super) keyed_threshold: f64,
     /// The time under which it waits in the scheduler's timer queue (`∞`: it does not).
@@ -110,17 +109,25 @@ impl HostState {
     /// Queues `entry` in the backlog; `maybe_fetched`: unless its page is known never to have
     /// been fetched.
     pub(super) fn push_backlog(&mut self, entry: PageEntry, maybe_fetched: bool) {
-        self.backlog_has_fetched |= maybe_fetched;
-        self.backlog.push(entry);
+        if self.fetches == 0 && self.backlog.capacity() == 0 {
+            // A host's first crawl: its pages (but the one it offers) may all come here at once;
+            // room for them in one allocation, where the vector's doublings copied and faulted
+            // in 160 MB at 10^7 pages, a quarter of the bench's first `next` (BENCHMARKS.md,
+            // "Online scheduler").
+            self.backlog.reserve_exact(self.live_pages.saturating_sub(1) as usize);
+        }
+        self.backlog.has_fetched |= maybe_fetched;
+        self.backlog.push(entry, !maybe_fetched);
     }
 
-    /// The backlog's last entry in memory (where the next push goes), to load it ahead.
-    pub(super) fn backlog_end(&self) -> Option<&PageEntry> {
-        self.backlog.as_slice().last()
+    /// The key of the backlog's last entry in memory (where the next push goes), to load it
+    /// ahead.
+    pub(super) fn backlog_end_key(&self) -> Option<f64> {
+        self.backlog.end_key()
     }
 
     /// The backlog's first entry in its order, live or stale.
-    pub(super) fn backlog_top(&self) -> Option<&PageEntry> {
+    pub(super) fn backlog_top(&self) -> Option<PageEntry> {
         self.backlog.peek()
     }
 
@@ -128,21 +135,10 @@ impl HostState {
     pub(super) fn pop_backlog(&mut self, pages: &[PageSlot]) -> Option<PageEntry> {
         while let Some(entry) = self.backlog.pop() {
             if pages.get(entry.page as usize).is_some_and(|slot| slot.is_live(&entry)) {
-                self.shrink_if_sparse();
                 return Some(entry);
             }
         }
-        self.shrink_if_sparse();
         None
-    }
-
-    /// Gives back most of the backlog's buffer once it holds under a quarter of it (a first
-    /// crawl puts every page of the host there at once).
-    fn shrink_if_sparse(&mut self) {
-        let capacity = self.backlog.capacity();
-        if capacity > 8 && self.backlog.len() < capacity / 4 {
-            self.backlog.shrink_to(capacity / 2);
-        }
     }
 
     pub(super) fn backlog_is_empty(&self) -> bool {
@@ -150,7 +146,7 @@ impl HostState {
     }
 
     /// The backlog's entries, in no order (stale ones included).
-    pub(super) fn backlog(&self) -> impl Iterator<Item = &PageEntry> {
+    pub(super) fn backlog(&self) -> impl Iterator<Item = PageEntry> {
         self.backlog.iter()
     }
 
@@ -176,21 +172,15 @@ impl HostState {
         if (threshold - self.keyed_threshold).abs() <= tolerance * self.keyed_threshold.abs() {
             return false;
         }
-        let rekeyed = self.backlog_has_fetched;
+        let rekeyed = self.backlog.has_fetched;
         if rekeyed {
             // Each live entry keyed again; stale ones dropped on the way.
-            let mut has_fetched = false;
-            let mut entries = std::mem::take(&mut self.backlog).into_vec();
-            entries.retain_mut(|entry| match pages.get(entry.page as usize) {
+            self.backlog.has_fetched = self.backlog.rekey(|entry| match pages.get(entry.page as usize) {
                 Some(slot) if slot.is_live(entry) => {
-                    entry.key = host_key(objective, slot, threshold);
-                    has_fetched |= slot.was_fetched();
-                    true
+                    Some((host_key(objective, slot, threshold), slot.was_fetched()))
                 }
-                _ => false,
+                _ => None,
             });
-            self.backlog = BinaryHeap::from(entries);
-            self.backlog_has_fetched = has_fetched;
         }
         // Without a fetched page in the backlog its keys stand as they are: the pass above
         // would compute the same ones, and the stale entries it drops are dropped when they
@@ -209,7 +199,6 @@ impl HostState {
     /// Forgets its eligible pages (a rebuild queues every page again).
     pub(super) fn clear_eligible(&mut self) {
         self.backlog.clear();
-        self.backlog_has_fetched = false;
         self.offer = None;
         self.timer_at = f64::INFINITY;
     }
@@ -235,9 +224,13 @@ pub(super) fn earliest_after(start: f64, gap: f64) -> f64 {
 /// offered (seed 003: tokens go to the pages worth most).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct ReadyEntry {
-    pub(super) value: f64,
-    /// The clock at which `value` was computed: an offer taken at that same clock (the usual
-    /// case: a page surfaces, is offered and takes the token in one `next`) is worth `value`
+    /// The value as an integer in `f64::total_cmp`'s order ([`total_order_key`]): the ready
+    /// queue compares entries a few times per level of each sift, and the float comparison
+    /// (`total_cmp`, then the page) was a call of ~25 instructions (BENCHMARKS.md, "Online
+    /// scheduler"); the value is read back exactly ([`ReadyEntry::value`]).
+    rank: i64,
+    /// The clock at which the value was computed: an offer taken at that same clock (the usual
+    /// case: a page surfaces, is offered and takes the token in one `next`) is worth that value
     /// still, and its value is not computed a second time (`Scheduler::still_worth_it`).
     pub(super) valued_at: f64,
     pub(super) page: u32,
@@ -245,24 +238,81 @@ pub(super) struct ReadyEntry {
     pub(super) host: u32,
 }
 
+impl ReadyEntry {
+    pub(super) fn new(value: f64, valued_at: f64, page: u32, generation: u32, host: u32) -> Self {
+        Self { rank: total_order_key(value), valued_at, page, generation, host }
+    }
+
+    /// The crawl value it was offered at (or last re-ranked at).
+    pub(super) fn value(&self) -> f64 {
+        f64::from_bits(total_order_key_inverse(self.rank))
+    }
+
+    /// Values it again: `value` at `valued_at`.
+    pub(super) fn set_value(&mut self, value: f64, valued_at: f64) {
+        self.rank = total_order_key(value);
+        self.valued_at = valued_at;
+    }
+
+    /// The key it is ordered by: the greater value, then the lower page, first.
+    #[inline]
+    fn order(&self) -> (i64, u32) {
+        (self.rank, u32::MAX - self.page)
+    }
+}
+
+/// `value`'s bits as an integer whose order is `f64::total_cmp`'s (the same transformation).
+fn total_order_key(value: f64) -> i64 {
+    let bits = value.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
+/// The bits of the `f64` whose [`total_order_key`] is `key` (the transformation is its own
+/// inverse: it keeps the sign bit, which decides it).
+fn total_order_key_inverse(key: i64) -> u64 {
+    (key ^ (((key >> 63) as u64) >> 1) as i64) as u64
+}
+
 impl PartialEq for ReadyEntry {
     fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+        self.order() == other.order()
     }
 }
 
 impl Eq for ReadyEntry {}
 
 impl PartialOrd for ReadyEntry {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
+    }
+
+    #[inline]
+    fn lt(&self, other: &Self) -> bool {
+        self.order() < other.order()
+    }
+
+    #[inline]
+    fn le(&self, other: &Self) -> bool {
+        self.order() <= other.order()
+    }
+
+    #[inline]
+    fn gt(&self, other: &Self) -> bool {
+        self.order() > other.order()
+    }
+
+    #[inline]
+    fn ge(&self, other: &Self) -> bool {
+        self.order() >= other.order()
     }
 }
 
 impl Ord for ReadyEntry {
-    /// The highest value first, then the lowest page.
+    /// The highest value first, then the lowest page (`f64::total_cmp` on the values).
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        self.value.total_cmp(&other.value).then(other.page.cmp(&self.page))
+        self.order().cmp(&other.order())
     }
 }
 
@@ -284,6 +334,7 @@ impl PartialEq for HiddenPage {
 impl Eq for HiddenPage {}
 
 impl PartialOrd for HiddenPage {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -313,6 +364,7 @@ impl PartialEq for TimerEntry {
 impl Eq for TimerEntry {}
 
 impl PartialOrd for TimerEntry {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -322,5 +374,44 @@ impl Ord for TimerEntry {
     /// Reversed, so that `BinaryHeap` yields the earliest time, then the lowest host.
     fn cmp(&self, other: &Self) -> Ordering {
         other.at.total_cmp(&self.at).then(other.host.cmp(&self.host))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::ReadyEntry;
+
+    fn any_value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<f64>(),
+            Just(0.0),
+            Just(-0.0),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(f64::NAN),
+            -1.0..1.0_f64,
+        ]
+    }
+
+    proptest! {
+        /// Entries are ordered as by `value.total_cmp`, then the lower page first, and keep
+        /// their value bit for bit.
+        #[test]
+        fn ready_entries_order_as_total_cmp_then_page(
+            (a, b) in (any_value(), any_value()),
+            (page_a, page_b) in (0..4_u32, 0..4_u32),
+        ) {
+            let (x, y) = (ReadyEntry::new(a, 0.0, page_a, 0, 0), ReadyEntry::new(b, 0.0, page_b, 0, 0));
+            prop_assert_eq!(x.value().to_bits(), a.to_bits());
+            let expected = a.total_cmp(&b).then(page_b.cmp(&page_a));
+            prop_assert_eq!(x.cmp(&y), expected);
+            prop_assert_eq!(x < y, expected.is_lt());
+            prop_assert_eq!(x <= y, expected.is_le());
+            prop_assert_eq!(x > y, expected.is_gt());
+            prop_assert_eq!(x >= y, expected.is_ge());
+            prop_assert_eq!(x == y, expected.is_eq());
+        }
     }
 }

@@ -57,7 +57,9 @@
 //!   pass so that their cache misses overlap, and its entries wait by key for the clock in a
 //!   short sorted vector (a heap beyond 32). Hosts are looked at only when a page of theirs
 //!   becomes eligible or their slot opens (a heap of slot-opening times holds the hosts with a
-//!   backlog). Entries are invalidated by the page's generation and dropped when they surface;
+//!   backlog). A host's backlog (`backlog.rs`) is a run in order while its pushes come in order
+//!   (a first crawl) and a binary heap otherwise; its entries of pages never fetched are marked
+//!   and skipped by its re-keying. The offers wait in a 4-ary heap (`heap.rs`). Entries are invalidated by the page's generation and dropped when they surface;
 //!   per page the scheduler holds a 24-byte slot and one live 16-byte entry (`page.rs`).
 //!
 //! # Exactness when thresholds move
@@ -110,6 +112,7 @@
 //! # Ok::<(), freshet_schedule::online::OnlineError>(())
 //! ```
 
+mod backlog;
 mod budget;
 mod calendar;
 mod census;
@@ -120,6 +123,7 @@ mod dispatch;
 mod due;
 mod error;
 mod explain;
+mod heap;
 mod host;
 mod ids;
 mod keys;

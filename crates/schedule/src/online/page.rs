@@ -100,6 +100,7 @@ impl PartialEq for PageEntry {
 impl Eq for PageEntry {}
 
 impl PartialOrd for PageEntry {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -107,6 +108,7 @@ impl PartialOrd for PageEntry {
 
 impl Ord for PageEntry {
     /// Reversed, so that `BinaryHeap` (a max-heap) yields the earliest key, then the lowest page.
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
         other.key.total_cmp(&self.key).then(other.page.cmp(&self.page))
     }

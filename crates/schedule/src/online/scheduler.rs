@@ -9,6 +9,7 @@ use freshet_policy::{Objective, Page, PolicyError};
 use super::budget::BudgetController;
 use super::calendar::Calendar;
 use super::demand::{CappedHosts, DemandSweep};
+use super::heap::Heap;
 use super::host::{HiddenPage, HostState, ReadyEntry, TimerEntry};
 use super::keys::due_time;
 use super::page::{PageEntry, PageSlot};
@@ -62,8 +63,8 @@ pub struct Scheduler<O: Objective = Freshness> {
     /// Pages worth less than `λ_0` at any age (`V(∞) < λ_0`), highest `V(∞)` first.
     pub(super) hidden: BinaryHeap<HiddenPage>,
     /// The offers of hosts free to start (each host's best eligible page), by value; may hold
-    /// stale entries (live while the host's `offer` is that page).
-    pub(super) ready: BinaryHeap<ReadyEntry>,
+    /// stale entries (live while the host's `offer` is that page). A 4-ary heap (`heap.rs`).
+    pub(super) ready: Heap<ReadyEntry, 4>,
     /// Hosts with eligible pages whose slot opens later, by that time; may hold stale entries.
     pub(super) timers: BinaryHeap<TimerEntry>,
     /// Offers taken from `ready` since its values were last refreshed.
@@ -125,7 +126,7 @@ impl<O: Objective> Scheduler<O> {
             hosts: Vec::new(),
             calendar: Calendar::new(BUCKET_TOKENS / budget.rate, 0.0),
             hidden: BinaryHeap::new(),
-            ready: BinaryHeap::new(),
+            ready: Heap::default(),
             timers: BinaryHeap::new(),
             ready_taken: 0,
             ready_has_fetched: false,
