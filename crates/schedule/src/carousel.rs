@@ -51,11 +51,17 @@ pub struct Fetch {
 /// **Queues.** Both queues are bucketed by slot (calendar queues), which is what made the
 /// simulator fast (`BENCHMARKS.md`, "The simulator": two binary heaps of 32-byte entries took
 /// 73% of its time and fell out of cache at 10^5 pages):
-/// - the waiting occurrences (their release points) by the exact slot in which they are
-///   released ([`Wheel`]): with shares summing to 1 a slot releases one occurrence on average;
-/// - the released ones (their deadline points) by the slot of their deadline, in a second
-///   one; only the occurrences due in the earliest non-empty slots are in a small binary heap
-///   that orders them exactly (ties by page index).
+/// - occurrences by the slot of their deadline (their deadline points, [`Wheel`]), released or
+///   not: the next occurrence of a page served goes here at once, and is checked for its
+///   release only when its deadline's slot comes up; only the occurrences due in the earliest
+///   non-empty slots are in a small binary heap that orders them exactly (ties by page index);
+/// - occurrences found not released then, or due so soon that their slot has come up
+///   already (their release points), by the exact slot in which they are released, in a
+///   second one; released, they join the first.
+///
+/// So an occurrence whose page waits long between fetches passes through one queue, not
+/// two (first by release, then by deadline): at 10^5 pages the windows of the second queue
+/// were a third of the simulator's cache misses (`BENCHMARKS.md`, "The simulator").
 ///
 /// The queues hold the points themselves, and a point carries all that the next one needs
 /// (its page, share and numerator: a deadline follows from a release, the next release from
@@ -78,13 +84,19 @@ pub struct Fetch {
 #[derive(Debug, Clone)]
 pub struct Carousel {
     shares: Shares,
-    /// Occurrences not yet released (their release points), by the slot that releases them.
+    /// Occurrences not released (their release points) and due in slot `due_slot` or
+    /// earlier, by the slot that releases them (and at the start, every page's first).
     waiting: Wheel,
-    /// Released occurrences due in a slot after `due_slot` (their deadlines), by that slot.
+    /// Occurrences due in a slot after `due_slot` (their deadlines), released or not, by
+    /// that slot; its span is twice the number of pages, since a deadline is a whole period
+    /// ahead of the fetch that queues it (with a span of once the pages, the binary heap
+    /// beyond it took 13% of the simulator's time at 10^5 pages: `BENCHMARKS.md`, "The
+    /// simulator").
     due_later: Wheel,
     /// Released occurrences due in slot `due_slot` or earlier, keyed by deadline.
     due_soon: DueSoon,
-    /// Every released occurrence due after this slot is in `due_later`.
+    /// Every released occurrence due after this slot is in `due_later`, and every other in
+    /// `due_soon`.
     due_slot: u64,
     /// Index of the next slot.
     slot: u64,
@@ -114,7 +126,7 @@ impl Carousel {
         let active = shares.positive_pages().count();
         let mut carousel = Self {
             waiting: Wheel::new(active, shares.page_count()),
-            due_later: Wheel::new(active, shares.page_count()),
+            due_later: Wheel::new(2 * active, shares.page_count()),
             due_soon: DueSoon::default(),
             due_slot: 0,
             slot: 0,
@@ -125,7 +137,7 @@ impl Carousel {
         for page in positive {
             let share = carousel.shares.as_slice()[page];
             let release = Point::new(carousel.windows.release(0), share, page);
-            let slot = carousel.release_slot(&release, 0);
+            let slot = release_slot(&carousel.windows, &release, 0);
             carousel.waiting.push(slot, release);
         }
         carousel
@@ -172,43 +184,49 @@ impl Carousel {
         Fetch { slot, page, time: slot_to_f64(slot) / self.shares.total_rate() }
     }
 
-    /// The first slot from `earliest` on that may serve an occurrence released at `release`
-    /// (exact; [`NEVER`] beyond 2^53).
-    #[inline]
-    fn release_slot(&self, release: &Point, earliest: u64) -> u64 {
-        let guess = self.windows.release_slot_guess(release.approx());
-        if guess >= (1u64 << 53) as f64 {
-            return NEVER;
-        }
-        let released_by = |slot: u64| release.is_at_or_before(self.windows.now(slot));
-        // `guess` is within a slot or so of the answer (`as` truncates, and saturates at 0):
-        // settle it with exact comparisons.
-        let mut slot = floor_to_slot(guess).max(earliest);
-        while slot > earliest && released_by(slot - 1) {
-            slot -= 1;
-        }
-        while !released_by(slot) {
-            slot += 1;
-        }
-        slot
-    }
-
-    /// The released occurrence due first, taken out of the queue.
-    fn pop_released(&mut self) -> Option<Point> {
+    /// The occurrence released by slot `slot` and due first, taken out of the queue; `None`
+    /// when none is released (`due_later` is then empty: every occurrence not released waits
+    /// in `waiting`).
+    ///
+    /// `due_later` also holds occurrences not yet released ([`Carousel::serve`]): each is
+    /// checked as its deadline's slot joins `due_soon`, and one not released by `slot` goes to
+    /// `waiting` under the slot that releases it.
+    fn pop_released(&mut self, slot: u64) -> Option<Point> {
+        let now = self.windows.now(slot);
         loop {
             if let Some(first) = self.due_soon.pop() {
                 return Some(first);
             }
             if self.due_later.ring_is_empty() {
-                // Only far deadlines are left, all after everything else: take the first.
-                return self.due_later.remove_min();
+                // Only far deadlines are left, all after everything else: the first released.
+                let deadline = self.due_later.remove_min()?;
+                let release = self.release_of(&deadline);
+                if release.is_at_or_before(now) {
+                    return Some(deadline);
+                }
+                let key = release_slot(&self.windows, &release, slot + 1);
+                self.waiting.push(key, release);
+                continue;
             }
             // Move the next slot's deadlines into the heap (the ring is not empty, so one of
-            // the next slots has some).
+            // the next slots has some), or to `waiting` those not released yet.
             self.due_slot += 1;
-            let due_soon = &mut self.due_soon;
-            self.due_later.take(self.due_slot, |deadline| due_soon.push(deadline));
+            let (windows, due_soon, waiting) = (&self.windows, &mut self.due_soon, &mut self.waiting);
+            self.due_later.take(self.due_slot, |deadline| {
+                let release = deadline.moved_to(windows.release_of_deadline(deadline.count()));
+                if release.is_at_or_before(now) {
+                    due_soon.push(deadline);
+                } else {
+                    waiting.push(release_slot(windows, &release, slot + 1), release);
+                }
+            });
         }
+    }
+
+    /// The release of the occurrence due at `deadline`.
+    #[inline]
+    fn release_of(&self, deadline: &Point) -> Point {
+        deadline.moved_to(self.windows.release_of_deadline(deadline.count()))
     }
 
     /// Serves slot `slot` and returns the page served.
@@ -229,7 +247,7 @@ impl Carousel {
         // of the shares), the one released first is served early (the smallest release has
         // the smallest key, and points order by instant). Either way the next occurrence's
         // release follows from the point served, with no look at the page's record.
-        let (chosen, next_release) = if let Some(deadline) = self.pop_released() {
+        let (chosen, next_release) = if let Some(deadline) = self.pop_released(slot) {
             (deadline, self.windows.release_after_deadline(deadline.count()))
         } else if let Some(release) = self.waiting.remove_min() {
             (release, self.windows.release_after_release(release.count()))
@@ -239,12 +257,43 @@ impl Carousel {
             unreachable!("every page with a positive share has one occurrence queued")
         };
         let page = chosen.page();
-        // With full windows the next release is the deadline served: the same point.
+        // The next occurrence goes straight to `due_later` under its deadline's slot, released
+        // or not, if that slot is after `due_slot`: it is checked for its release when the
+        // slot joins `due_soon` (`pop_released`; see "Queues" above). Otherwise it waits in
+        // `waiting` for its release. With full windows the next release is the deadline
+        // served: the same point.
         let release = if next_release == chosen.count() { chosen } else { chosen.moved_to(next_release) };
-        let release_slot = self.release_slot(&release, slot + 1);
-        self.waiting.push(release_slot, release);
+        let deadline = release.moved_to(self.windows.deadline_of_release(next_release));
+        let key = due_key(&self.windows, &deadline);
+        if key > self.due_slot {
+            self.due_later.push(key, deadline);
+        } else {
+            let release_key = release_slot(&self.windows, &release, slot + 1);
+            self.waiting.push(release_key, release);
+        }
         page
     }
+}
+
+/// The first slot from `earliest` on that may serve an occurrence released at `release`
+/// (exact; [`NEVER`] beyond 2^53).
+#[inline]
+fn release_slot(windows: &Scaled, release: &Point, earliest: u64) -> u64 {
+    let guess = windows.release_slot_guess(release.approx());
+    if guess >= (1u64 << 53) as f64 {
+        return NEVER;
+    }
+    let released_by = |slot: u64| release.is_at_or_before(windows.now(slot));
+    // `guess` is within a slot or so of the answer (`as` truncates, and saturates at 0):
+    // settle it with exact comparisons.
+    let mut slot = floor_to_slot(guess).max(earliest);
+    while slot > earliest && released_by(slot - 1) {
+        slot -= 1;
+    }
+    while !released_by(slot) {
+        slot += 1;
+    }
+    slot
 }
 
 /// The slot bucket of a deadline: non-decreasing in the deadline's order.

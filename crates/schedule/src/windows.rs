@@ -65,6 +65,12 @@ impl Scaled {
         if self.tijdeman { release + (self.scale - 2.0) } else { release + 1.0 }
     }
 
+    /// Numerator of the release of the occurrence due at numerator `deadline`: the inverse of
+    /// [`Scaled::deadline_of_release`], exactly (integers below 2^53).
+    pub(crate) fn release_of_deadline(&self, deadline: f64) -> f64 {
+        if self.tijdeman { deadline - (self.scale - 2.0) } else { deadline - 1.0 }
+    }
+
     /// Numerator of the next release after serving the occurrence due at numerator
     /// `deadline`: `release(N + 1)` from `deadline(N)`, exactly.
     pub(crate) fn release_after_deadline(&self, deadline: f64) -> f64 {
