@@ -209,17 +209,30 @@ impl Carousel {
                 continue;
             }
             // Move the next slot's deadlines into the heap (the ring is not empty, so one of
-            // the next slots has some), or to `waiting` those not released yet.
+            // the next slots has some), or to `waiting` those not released yet. The first of
+            // them released is kept aside and served at once (`due_soon` is empty): a point
+            // written to `due_soon` and read straight back stalled the loop, its read waiting
+            // for the write to reach the cache (`BENCHMARKS.md`, "The simulator").
             self.due_slot += 1;
             let (windows, due_soon, waiting) = (&self.windows, &mut self.due_soon, &mut self.waiting);
+            let mut first: Option<Point> = None;
             self.due_later.take(self.due_slot, |deadline| {
                 let release = deadline.moved_to(windows.release_of_deadline(deadline.count()));
-                if release.is_at_or_before(now) {
-                    due_soon.push(deadline);
-                } else {
+                if !release.is_at_or_before(now) {
                     waiting.push(release_slot(windows, &release, slot + 1), release);
+                } else if let Some(earlier) = first.as_mut() {
+                    if deadline < *earlier {
+                        due_soon.push(std::mem::replace(earlier, deadline));
+                    } else {
+                        due_soon.push(deadline);
+                    }
+                } else {
+                    first = Some(deadline);
                 }
             });
+            if first.is_some() {
+                return first;
+            }
         }
     }
 

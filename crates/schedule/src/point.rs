@@ -26,6 +26,14 @@ impl Point {
         Self { approx: count / share, count, share, page }
     }
 
+    /// The point whose parts are these, `approx` being `count / share` as [`Point::new`]
+    /// computed it: a point taken apart to be passed in registers, put together again.
+    #[inline]
+    pub(crate) fn from_parts(approx: f64, count: f64, share: f64, page: usize) -> Self {
+        debug_assert!(approx.to_bits() == (count / share).to_bits());
+        Self { approx, count, share, page }
+    }
+
     /// The page this point belongs to.
     pub(crate) fn page(&self) -> usize {
         self.page

@@ -86,13 +86,9 @@ struct Parked {
 
 impl Parked {
     #[inline]
-    fn new(point: &Point, slot_in_window: u64) -> Self {
-        debug_assert!(slot_in_window < 1 << WINDOW_BITS && (point.page() as u64) < 1 << (64 - WINDOW_BITS));
-        Self {
-            count: point.count(),
-            share: point.share(),
-            page_and_slot: ((point.page() as u64) << WINDOW_BITS) | slot_in_window,
-        }
+    fn new(count: f64, share: f64, page: usize, slot_in_window: u64) -> Self {
+        debug_assert!(slot_in_window < 1 << WINDOW_BITS && (page as u64) < 1 << (64 - WINDOW_BITS));
+        Self { count, share, page_and_slot: ((page as u64) << WINDOW_BITS) | slot_in_window }
     }
 
     /// The slot of the key within its window.
@@ -147,24 +143,30 @@ impl Wheel {
             *head = point.page();
             self.in_ring += 1;
         } else {
-            self.push_beyond_slots(key, point);
+            self.push_beyond_slots(key, point.approx(), point.count(), point.share(), point.page());
         }
     }
 
     /// [`Wheel::push`] of a key beyond the ring of linked lists: to its slot or window, or far.
+    ///
+    /// The point comes in its parts, in registers: passed whole it went through memory, and
+    /// reading it back here stalled behind the caller's stores (this function took 15% of
+    /// the simulator's time at 10^5 pages in `perf`, 62% of that on the first read of the
+    /// point; 7% once passed in registers: `BENCHMARKS.md`, "The simulator").
     #[inline(never)]
-    fn push_beyond_slots(&mut self, key: u64, point: Point) {
+    fn push_beyond_slots(&mut self, key: u64, approx: f64, count: f64, share: f64, page: usize) {
         match &mut self.store {
             Store::Windows { window_bits, slots, .. } if key >> *window_bits == self.base >> *window_bits => {
-                slots[(key & ((1 << *window_bits) - 1)) as usize].push(point);
+                slots[(key & ((1 << *window_bits) - 1)) as usize]
+                    .push(Point::from_parts(approx, count, share, page));
                 self.in_ring += 1;
             }
             Store::Windows { window_bits, windows, .. } if key < self.base.saturating_add(self.span) => {
                 let window = ((key >> *window_bits) as usize) & (windows.len() - 1);
-                windows[window].push(Parked::new(&point, key & ((1 << *window_bits) - 1)));
+                windows[window].push(Parked::new(count, share, page, key & ((1 << *window_bits) - 1)));
                 self.in_ring += 1;
             }
-            _ => self.far.push(Reverse((key, point))),
+            _ => self.far.push(Reverse((key, Point::from_parts(approx, count, share, page)))),
         }
     }
 
