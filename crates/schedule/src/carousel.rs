@@ -84,8 +84,10 @@ pub struct Fetch {
 #[derive(Debug, Clone)]
 pub struct Carousel {
     shares: Shares,
-    /// Occurrences not released (their release points) and due in slot `due_slot` or
-    /// earlier, by the slot that releases them (and at the start, every page's first).
+    /// Occurrences not released (their release points), by the slot that releases them:
+    /// every page's first at the start, then those that `pop_released` finds not released
+    /// and the next occurrences of pages served whose deadline's slot is `due_slot` or
+    /// earlier.
     waiting: Wheel,
     /// Occurrences due in a slot after `due_slot` (their deadlines), released or not, by
     /// that slot; its span is twice the number of pages, since a deadline is a whole period
@@ -95,8 +97,8 @@ pub struct Carousel {
     due_later: Wheel,
     /// Released occurrences due in slot `due_slot` or earlier, keyed by deadline.
     due_soon: DueSoon,
-    /// Every released occurrence due after this slot is in `due_later`, and every other in
-    /// `due_soon`.
+    /// Every released occurrence due after this slot is in `due_later`, and every other
+    /// released one in `due_soon`.
     due_slot: u64,
     /// Index of the next slot.
     slot: u64,
