@@ -222,6 +222,11 @@ pub(super) fn earliest_after(start: f64, gap: f64) -> f64 {
 
 /// A page offered by its free host, in the ready queue, ordered by its crawl value when
 /// offered (seed 003: tokens go to the pages worth most).
+///
+/// 24 bytes: the ready queue holds an offer per free host (10^5 in the bench's first crawl),
+/// and at 32 bytes (with the host) it took 3.2 MB, its pops a cache miss at most of the deeper
+/// levels. The host is the page's (`PageSlot::host`, read anyway to check the offer: a host
+/// offers only its own pages) (BENCHMARKS.md, "Online scheduler").
 #[derive(Clone, Copy, Debug)]
 pub(super) struct ReadyEntry {
     /// The value as an integer in `f64::total_cmp`'s order ([`total_order_key`]): the ready
@@ -235,12 +240,11 @@ pub(super) struct ReadyEntry {
     pub(super) valued_at: f64,
     pub(super) page: u32,
     pub(super) generation: u32,
-    pub(super) host: u32,
 }
 
 impl ReadyEntry {
-    pub(super) fn new(value: f64, valued_at: f64, page: u32, generation: u32, host: u32) -> Self {
-        Self { rank: total_order_key(value), valued_at, page, generation, host }
+    pub(super) fn new(value: f64, valued_at: f64, page: u32, generation: u32) -> Self {
+        Self { rank: total_order_key(value), valued_at, page, generation }
     }
 
     /// The crawl value it was offered at (or last re-ranked at).
@@ -383,6 +387,11 @@ mod tests {
 
     use super::ReadyEntry;
 
+    #[test]
+    fn a_ready_entry_is_24_bytes() {
+        assert_eq!(size_of::<ReadyEntry>(), 24);
+    }
+
     fn any_value() -> impl Strategy<Value = f64> {
         prop_oneof![
             any::<f64>(),
@@ -403,7 +412,7 @@ mod tests {
             (a, b) in (any_value(), any_value()),
             (page_a, page_b) in (0..4_u32, 0..4_u32),
         ) {
-            let (x, y) = (ReadyEntry::new(a, 0.0, page_a, 0, 0), ReadyEntry::new(b, 0.0, page_b, 0, 0));
+            let (x, y) = (ReadyEntry::new(a, 0.0, page_a, 0), ReadyEntry::new(b, 0.0, page_b, 0));
             prop_assert_eq!(x.value().to_bits(), a.to_bits());
             let expected = a.total_cmp(&b).then(page_b.cmp(&page_a));
             prop_assert_eq!(x.cmp(&y), expected);
