@@ -22,35 +22,43 @@ const HOST_LAMBDA_SMOOTHING: f64 = 1.0 / 16.0;
 /// highest crawl value for pages with equal `(w, λ)` (their curves are ordered by age, seed
 /// 003_aad34b8e7abe1f9a.txt) and close to it otherwise. That page is its *offer*, in the
 /// scheduler's ready queue while the slot is open; the others wait in `backlog`.
+///
+/// 128 bytes, aligned to a cache line (`repr(C)`, the fields in this order), so that a host
+/// record is two cache lines: the fields that decide whether the host may start and what it
+/// offers in the first, its backlog and its politeness times in the second. Unaligned (Rust's
+/// order, 120 bytes) a record straddled three lines most of the time, and the scheduler reads
+/// one at random for nearly every page it hands out or fetches (BENCHMARKS.md, "Online
+/// scheduler").
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub(super) struct HostState {
-    pub(super) present: bool,
-    /// The politeness gap between two starts (`Politeness::gap`).
-    pub(super) gap: f64,
-    /// Pages of the host that are present (in flight, queued or eligible).
-    pub(super) live_pages: u32,
-    /// Its fetches in flight: at most the scheduler's `host_slots` (one by default, at most
-    /// `u16::MAX`).
-    pub(super) in_flight: u16,
-    /// Start of the latest fetch (`-∞` before the first).
-    pub(super) last_start: f64,
     /// Earliest start allowed by the gap and any back-off (the slot is also closed while in
     /// flight).
     pub(super) free_at: f64,
     /// `λ_i`: moving average of `max(0, V − λ_0)` of the pages the host served.
     pub(super) lambda: f64,
-    /// Fetches started on the host (saturating: 4·10^9 are 136 years at one a second).
-    pub(super) fetches: u32,
+    /// The host threshold the backlog's keys were computed with.
+    pub(super) keyed_threshold: f64,
     /// The page it offers now (its best eligible page, in the ready queue), if any.
     pub(super) offer: Option<PageEntry>,
+    /// Its fetches in flight: at most the scheduler's `host_slots` (one by default, at most
+    /// `u16::MAX`).
+    pub(super) in_flight: u16,
+    pub(super) present: bool,
+    /// Pages of the host that are present (in flight, queued or eligible).
+    pub(super) live_pages: u32,
+    /// Fetches started on the host (saturating: 4·10^9 are 136 years at one a second).
+    pub(super) fetches: u32,
     /// Its other eligible pages, keyed under `keyed_threshold`, smallest key first; may hold
     /// stale entries (dropped when they surface). Its flag `has_fetched`: whether it may hold an
     /// entry of a page fetched before: only such a page's key depends on the threshold (a page
     /// never fetched is keyed at its add time, [`host_key`]), so without one
     /// [`HostState::refresh_keys`] has nothing to recompute.
     backlog: Backlog,
-    /// The host threshold the backlog's keys were computed with.
-    pub(super) keyed_threshold: f64,
+    /// Start of the latest fetch (`-∞` before the first).
+    pub(super) last_start: f64,
+    /// The politeness gap between two starts (`Politeness::gap`).
+    pub(super) gap: f64,
     /// The time under which it waits in the scheduler's timer queue (`∞`: it does not).
     pub(super) timer_at: f64,
 }
@@ -385,10 +393,11 @@ impl Ord for TimerEntry {
 mod tests {
     use proptest::prelude::*;
 
-    use super::ReadyEntry;
+    use super::{HostState, ReadyEntry};
 
     #[test]
-    fn a_ready_entry_is_24_bytes() {
+    fn a_host_record_is_two_cache_lines_and_a_ready_entry_24_bytes() {
+        assert_eq!((size_of::<HostState>(), align_of::<HostState>()), (128, 64));
         assert_eq!(size_of::<ReadyEntry>(), 24);
     }
 
