@@ -20,10 +20,6 @@ const BULK_TOUCH: usize = 16;
 /// Offers taken between two re-rankings of the ready queue at least (see `refresh_ready`).
 const READY_REFRESH: usize = 16;
 
-/// Entries ahead whose page slots `refresh_ready`'s pass reads early (see
-/// `Scheduler::touch_ready_ahead`).
-const READY_AHEAD: usize = 16;
-
 impl<O: Objective> Scheduler<O> {
     /// What to do at `now`: fetch a page, wait, or nothing.
     ///
@@ -67,22 +63,21 @@ impl<O: Objective> Scheduler<O> {
         }
         loop {
             let Some(best) = self.ready.peek().copied() else { return self.wait() };
-            let Some(host) = self.offering_host(&best) else {
+            if !self.is_live_offer(&best) {
                 self.ready.pop();
                 continue;
-            };
+            }
             let token_time = self.controller.token_time(self.clock);
             if token_time > self.clock {
                 return Decision::WaitUntil(token_time);
             }
             self.ready.pop();
             self.ready_taken += 1;
-            self.touch_ready_top();
-            if !self.host_still_free(host) {
+            if !self.host_still_free(&best) {
                 continue;
             }
-            let Some(value) = self.still_worth_it(&best, host) else { continue };
-            return self.start_fetch(best, host, value);
+            let Some(value) = self.still_worth_it(&best) else { continue };
+            return self.start_fetch(best, value);
         }
     }
 
@@ -102,57 +97,22 @@ impl<O: Objective> Scheduler<O> {
         if !self.ready_has_fetched && self.ready.len() <= 2 * self.hosts.len() {
             return;
         }
-        let (objective, clock) = (self.objective, self.clock);
         let mut has_fetched = false;
         let mut entries = std::mem::take(&mut self.ready).into_vec();
-        let mut kept = 0;
-        for index in 0..entries.len() {
-            self.touch_ready_ahead(&entries, index);
-            let mut entry = entries[index];
-            let Some(slot) = self.pages.get(entry.page as usize) else { continue };
-            let Some(host) = self.hosts.get(slot.host as usize) else { continue };
-            let live = host.offer.is_some_and(|offer| {
-                offer.page == entry.page && offer.generation == entry.generation && slot.is_live(&offer)
+        entries.retain_mut(|entry| {
+            let live = self.hosts.get(entry.host as usize).and_then(|host| host.offer).is_some_and(|offer| {
+                offer.page == entry.page
+                    && offer.generation == entry.generation
+                    && self.pages.get(entry.page as usize).is_some_and(|slot| slot.is_live(&offer))
             });
-            if live {
-                entry.set_value(value_now(objective, slot, clock), clock);
+            if live && let Some(slot) = self.pages.get(entry.page as usize) {
+                entry.set_value(value_now(self.objective, slot, self.clock), self.clock);
                 has_fetched |= slot.was_fetched();
-                entries[kept] = entry;
-                kept += 1;
             }
-        }
-        entries.truncate(kept);
+            live
+        });
         self.ready = Heap::from_vec(entries);
         self.ready_has_fetched = has_fetched;
-    }
-
-    /// Reads the page slot and the host record of the ready queue's new top, which the next
-    /// `next` looks at first: with a 10^5-offer queue (a first crawl) it has waited long and
-    /// both are cache misses, the host's depending on the slot's (a ready entry names its page
-    /// only); read here, they are fetched while this pair's fetch is started and reported
-    /// (BENCHMARKS.md, "Online scheduler").
-    #[inline]
-    fn touch_ready_top(&self) {
-        let slot = self.ready.peek().and_then(|top| self.pages.get(top.page as usize));
-        let touched = slot
-            .and_then(|slot| self.hosts.get(slot.host as usize))
-            .map_or(0.0, |host| host.offer.map_or(0.0, |offer| offer.key));
-        std::hint::black_box(touched);
-    }
-
-    /// In `refresh_ready`'s pass, reads the page slot of the entry [`READY_AHEAD`] places
-    /// ahead and the host record of the one half as far ahead (its slot read before), so that
-    /// the pass's cache misses (a slot, then its host, at random per offer) overlap, where the
-    /// pass took them in turn (BENCHMARKS.md, "Online scheduler").
-    #[inline]
-    fn touch_ready_ahead(&self, entries: &[ReadyEntry], index: usize) {
-        let slot =
-            |ahead: usize| entries.get(index + ahead).and_then(|entry| self.pages.get(entry.page as usize));
-        let touched = slot(READY_AHEAD).map_or(0.0, |slot| slot.last)
-            + slot(READY_AHEAD / 2)
-                .and_then(|slot| self.hosts.get(slot.host as usize))
-                .map_or(0.0, |host| host.offer.map_or(0.0, |offer| offer.key));
-        std::hint::black_box(touched);
     }
 
     /// Nothing to start now: the time of the next event (a page reaching `λ_0`, a slot
@@ -329,7 +289,7 @@ impl<O: Objective> Scheduler<O> {
         if let Some(host) = self.hosts.get_mut(host_id as usize) {
             host.offer = Some(entry);
             self.ready_has_fetched |= self.pages.get(entry.page as usize).is_none_or(PageSlot::was_fetched);
-            self.ready.push(ReadyEntry::new(value, self.clock, entry.page, entry.generation));
+            self.ready.push(ReadyEntry::new(value, self.clock, entry.page, entry.generation, host_id));
         }
     }
 
@@ -398,16 +358,16 @@ impl<O: Objective> Scheduler<O> {
     /// was made (a longer gap from `set_host`, a back-off reported by another fetch of a host
     /// with several slots). If not, the offer goes back to the host's backlog and the host
     /// waits for its slot: politeness is never traded for an offer already made.
-    fn host_still_free(&mut self, host_id: u32) -> bool {
+    fn host_still_free(&mut self, offer: &ReadyEntry) -> bool {
         let (clock, slots) = (self.clock, self.host_slots);
-        let Some(host) = self.hosts.get_mut(host_id as usize) else { return false };
+        let Some(host) = self.hosts.get_mut(offer.host as usize) else { return false };
         if host.can_start(clock, slots) {
             return true;
         }
         if let Some(entry) = host.take_offer_keyed(self.objective, &self.pages) {
             host.push_backlog(entry, true);
         }
-        self.arm_timer(host_id);
+        self.arm_timer(offer.host);
         false
     }
 
@@ -415,11 +375,11 @@ impl<O: Objective> Scheduler<O> {
     /// was offered). If not, it goes back to the calendar (or the hidden pages) and its host
     /// offers its next page.
     ///
-    /// An offer valued at this clock keeps its value: the offer is live (`offering_host`: same
+    /// An offer valued at this clock keeps its value: the offer is live (`is_live_offer`: same
     /// page generation, so the same `last`, weight and change rate), and `V` is a function of
     /// those and the clock. Most fetches take the offer made in the same `next`; computing its
     /// value again was ~4% of a pair's instructions in `benches/online.rs`.
-    fn still_worth_it(&mut self, offer: &ReadyEntry, host_id: u32) -> Option<f64> {
+    fn still_worth_it(&mut self, offer: &ReadyEntry) -> Option<f64> {
         let slot = self.pages.get(offer.page as usize).copied()?;
         let value = if offer.valued_at == self.clock {
             offer.value()
@@ -429,33 +389,31 @@ impl<O: Objective> Scheduler<O> {
         if reaches_with(self.objective, &slot, value, self.clock, self.lambda0) {
             return Some(value);
         }
-        if let Some(host) = self.hosts.get_mut(host_id as usize) {
+        if let Some(host) = self.hosts.get_mut(offer.host as usize) {
             host.offer = None;
         }
         self.stats.withdrawn += 1;
         self.enqueue(offer.page);
-        self.wake_host(host_id);
+        self.wake_host(offer.host);
         None
     }
 
-    /// The host of a ready entry (its page's) if the entry is its host's live offer (the page
-    /// present, queued, unchanged). A host offers only a page of its own, so the page's host is
-    /// the only one whose offer the entry can be.
-    fn offering_host(&mut self, entry: &ReadyEntry) -> Option<u32> {
-        let slot = self.pages.get(entry.page as usize)?;
-        let host_id = slot.host;
-        let host = self.hosts.get_mut(host_id as usize)?;
-        let offer = host.offer?;
+    /// Whether a ready entry is its host's live offer (the page present, queued, unchanged).
+    fn is_live_offer(&mut self, entry: &ReadyEntry) -> bool {
+        let Some(host) = self.hosts.get(entry.host as usize) else { return false };
+        let Some(offer) = host.offer else { return false };
         if offer.page != entry.page || offer.generation != entry.generation {
-            return None;
+            return false;
         }
-        if slot.is_live(&offer) {
-            return Some(host_id);
+        if self.pages.get(entry.page as usize).is_some_and(|slot| slot.is_live(&offer)) {
+            return true;
         }
         // The offered page was removed or changed: the host offers its next page.
-        host.offer = None;
-        self.wake_host(host_id);
-        None
+        if let Some(host) = self.hosts.get_mut(entry.host as usize) {
+            host.offer = None;
+        }
+        self.wake_host(entry.host);
+        false
     }
 
     /// Reports the end of a fetch that [`next`](Self::next) started; releases its host's slot.
@@ -639,11 +597,11 @@ impl<O: Objective> Scheduler<O> {
         (count > 0 && mean.is_finite() && mean > 0.0).then_some(mean / 2.0)
     }
 
-    /// Starts fetching `offer`, the live offer of `host_id`, worth `value` now.
-    fn start_fetch(&mut self, offer: ReadyEntry, host_id: u32, value: f64) -> Decision {
+    /// Starts fetching `offer`, the live offer of its host, worth `value` now.
+    fn start_fetch(&mut self, offer: ReadyEntry, value: f64) -> Decision {
         let (clock, lambda0, slots) = (self.clock, self.lambda0, self.host_slots);
         let (Some(state), Some(slot)) =
-            (self.hosts.get_mut(host_id as usize), self.pages.get_mut(offer.page as usize))
+            (self.hosts.get_mut(offer.host as usize), self.pages.get_mut(offer.page as usize))
         else {
             return Decision::Idle;
         };
@@ -660,8 +618,8 @@ impl<O: Objective> Scheduler<O> {
         self.controller.consume();
         self.stats.fetches += 1;
         self.refresh_lambda0();
-        self.wake_host(host_id);
-        Decision::Fetch { page: PageId(offer.page), host: HostId(host_id) }
+        self.wake_host(offer.host);
+        Decision::Fetch { page: PageId(offer.page), host: HostId(offer.host) }
     }
 }
 

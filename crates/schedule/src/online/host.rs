@@ -22,43 +22,35 @@ const HOST_LAMBDA_SMOOTHING: f64 = 1.0 / 16.0;
 /// highest crawl value for pages with equal `(w, λ)` (their curves are ordered by age, seed
 /// 003_aad34b8e7abe1f9a.txt) and close to it otherwise. That page is its *offer*, in the
 /// scheduler's ready queue while the slot is open; the others wait in `backlog`.
-///
-/// 128 bytes, aligned to a cache line (`repr(C)`, the fields in this order), so that a host
-/// record is two cache lines: the fields that decide whether the host may start and what it
-/// offers in the first, its backlog and its politeness times in the second. Unaligned (Rust's
-/// order, 120 bytes) a record straddled three lines most of the time, and the scheduler reads
-/// one at random for nearly every page it hands out or fetches (BENCHMARKS.md, "Online
-/// scheduler").
 #[derive(Clone, Debug, Default)]
-#[repr(C, align(64))]
 pub(super) struct HostState {
+    pub(super) present: bool,
+    /// The politeness gap between two starts (`Politeness::gap`).
+    pub(super) gap: f64,
+    /// Pages of the host that are present (in flight, queued or eligible).
+    pub(super) live_pages: u32,
+    /// Its fetches in flight: at most the scheduler's `host_slots` (one by default, at most
+    /// `u16::MAX`).
+    pub(super) in_flight: u16,
+    /// Start of the latest fetch (`-∞` before the first).
+    pub(super) last_start: f64,
     /// Earliest start allowed by the gap and any back-off (the slot is also closed while in
     /// flight).
     pub(super) free_at: f64,
     /// `λ_i`: moving average of `max(0, V − λ_0)` of the pages the host served.
     pub(super) lambda: f64,
-    /// The host threshold the backlog's keys were computed with.
-    pub(super) keyed_threshold: f64,
-    /// The page it offers now (its best eligible page, in the ready queue), if any.
-    pub(super) offer: Option<PageEntry>,
-    /// Its fetches in flight: at most the scheduler's `host_slots` (one by default, at most
-    /// `u16::MAX`).
-    pub(super) in_flight: u16,
-    pub(super) present: bool,
-    /// Pages of the host that are present (in flight, queued or eligible).
-    pub(super) live_pages: u32,
     /// Fetches started on the host (saturating: 4·10^9 are 136 years at one a second).
     pub(super) fetches: u32,
+    /// The page it offers now (its best eligible page, in the ready queue), if any.
+    pub(super) offer: Option<PageEntry>,
     /// Its other eligible pages, keyed under `keyed_threshold`, smallest key first; may hold
     /// stale entries (dropped when they surface). Its flag `has_fetched`: whether it may hold an
     /// entry of a page fetched before: only such a page's key depends on the threshold (a page
     /// never fetched is keyed at its add time, [`host_key`]), so without one
     /// [`HostState::refresh_keys`] has nothing to recompute.
     backlog: Backlog,
-    /// Start of the latest fetch (`-∞` before the first).
-    pub(super) last_start: f64,
-    /// The politeness gap between two starts (`Politeness::gap`).
-    pub(super) gap: f64,
+    /// The host threshold the backlog's keys were computed with.
+    pub(super) keyed_threshold: f64,
     /// The time under which it waits in the scheduler's timer queue (`∞`: it does not).
     pub(super) timer_at: f64,
 }
@@ -230,11 +222,6 @@ pub(super) fn earliest_after(start: f64, gap: f64) -> f64 {
 
 /// A page offered by its free host, in the ready queue, ordered by its crawl value when
 /// offered (seed 003: tokens go to the pages worth most).
-///
-/// 24 bytes: the ready queue holds an offer per free host (10^5 in the bench's first crawl),
-/// and at 32 bytes (with the host) it took 3.2 MB, its pops a cache miss at most of the deeper
-/// levels. The host is the page's (`PageSlot::host`, read anyway to check the offer: a host
-/// offers only its own pages) (BENCHMARKS.md, "Online scheduler").
 #[derive(Clone, Copy, Debug)]
 pub(super) struct ReadyEntry {
     /// The value as an integer in `f64::total_cmp`'s order ([`total_order_key`]): the ready
@@ -248,11 +235,12 @@ pub(super) struct ReadyEntry {
     pub(super) valued_at: f64,
     pub(super) page: u32,
     pub(super) generation: u32,
+    pub(super) host: u32,
 }
 
 impl ReadyEntry {
-    pub(super) fn new(value: f64, valued_at: f64, page: u32, generation: u32) -> Self {
-        Self { rank: total_order_key(value), valued_at, page, generation }
+    pub(super) fn new(value: f64, valued_at: f64, page: u32, generation: u32, host: u32) -> Self {
+        Self { rank: total_order_key(value), valued_at, page, generation, host }
     }
 
     /// The crawl value it was offered at (or last re-ranked at).
@@ -393,13 +381,7 @@ impl Ord for TimerEntry {
 mod tests {
     use proptest::prelude::*;
 
-    use super::{HostState, ReadyEntry};
-
-    #[test]
-    fn a_host_record_is_two_cache_lines_and_a_ready_entry_24_bytes() {
-        assert_eq!((size_of::<HostState>(), align_of::<HostState>()), (128, 64));
-        assert_eq!(size_of::<ReadyEntry>(), 24);
-    }
+    use super::ReadyEntry;
 
     fn any_value() -> impl Strategy<Value = f64> {
         prop_oneof![
@@ -421,7 +403,7 @@ mod tests {
             (a, b) in (any_value(), any_value()),
             (page_a, page_b) in (0..4_u32, 0..4_u32),
         ) {
-            let (x, y) = (ReadyEntry::new(a, 0.0, page_a, 0), ReadyEntry::new(b, 0.0, page_b, 0));
+            let (x, y) = (ReadyEntry::new(a, 0.0, page_a, 0, 0), ReadyEntry::new(b, 0.0, page_b, 0, 0));
             prop_assert_eq!(x.value().to_bits(), a.to_bits());
             let expected = a.total_cmp(&b).then(page_b.cmp(&page_a));
             prop_assert_eq!(x.cmp(&y), expected);

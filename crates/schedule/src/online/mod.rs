@@ -59,11 +59,8 @@
 //!   becomes eligible or their slot opens (a heap of slot-opening times holds the hosts with a
 //!   backlog). A host's backlog (`backlog.rs`) is a run in order while its pushes come in order
 //!   (a first crawl) and a binary heap otherwise; its entries of pages never fetched are marked
-//!   and skipped by its re-keying. The offers wait in a 4-ary heap (`heap.rs`) of 24-byte
-//!   entries (an entry names its page, whose slot names the host); a host's record is two
-//!   cache lines (128 bytes, aligned). Entries are invalidated by the page's generation and
-//!   dropped when they surface; per page the scheduler holds a 24-byte slot and one live
-//!   16-byte entry (`page.rs`).
+//!   and skipped by its re-keying. The offers wait in a 4-ary heap (`heap.rs`). Entries are invalidated by the page's generation and dropped when they surface;
+//!   per page the scheduler holds a 24-byte slot and one live 16-byte entry (`page.rs`).
 //!
 //! # Exactness when thresholds move
 //! Calendar keys depend on the `λ_0` of the moment they were computed, which moves:
