@@ -11,9 +11,9 @@
 //! - the keys of the current *window* of `F = 2^k` slots sit in `F` small per-slot vectors
 //!   (a few tens of kilobytes in all: they stay in cache);
 //! - the keys of the next windows, up to a *span* of many windows, are appended, with their
-//!   key, to one vector per window (a push writes the end of one of about a hundred
-//!   vectors, sequentially), and a window's vector is spread over the per-slot vectors when
-//!   the window begins, read front to back;
+//!   slot in the window ([`Parked`]), to one vector per window (a push writes the end of
+//!   one of about a hundred vectors, sequentially), and a window's vector is spread over the
+//!   per-slot vectors when the window begins, read front to back;
 //! - keys beyond the span wait in a binary heap and join their window's vector as the span
 //!   reaches them.
 //!
