@@ -63,7 +63,7 @@ Examples (Cho & Garcia-Molina's five pages, λ = 1..5 changes/day, 5 fetches/day
 /// Arguments of `freshet solve`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct SolveArgs {
-    /// Pages CSV (id,weight,change_rate[,host]) or .jsonl; `-` for standard input.
+    /// Pages CSV (`id,weight,change_rate[,host]`) or .jsonl; `-` for standard input.
     #[arg(value_name = "PAGES")]
     pages: PathBuf,
 

@@ -47,7 +47,7 @@ pub fn hamming_distance(a: u64, b: u64) -> u32 {
 /// how many features had bit `8k + j` set, so that adding a feature is eight shifts, masks and
 /// additions with no branch (`lanes[j] += (hash >> j) & 0x0101…01`), which the compiler turns
 /// into a few vector instructions. A byte counts to 255 at most, so every
-/// [`LANE_CAPACITY`] features the lanes are added into the 64 full counters and cleared.
+/// `LANE_CAPACITY` features the lanes are added into the 64 full counters and cleared.
 #[derive(Debug, Clone)]
 pub struct SimHasher {
     lanes: [u64; 8],

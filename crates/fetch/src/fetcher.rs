@@ -59,7 +59,7 @@ pub struct FetchConfig {
     /// after its head as [`Outcome::UnwantedContentType`]. Default: all.
     pub content_types: ContentTypes,
     /// At most this many requests in flight to one IP address, over all host names (see
-    /// [`crate::ip_limit`]); `None`: no limit. Default 8.
+    /// the `ip_limit` module); `None`: no limit. Default 8.
     pub max_in_flight_per_ip: Option<usize>,
 }
 

@@ -3,8 +3,8 @@
 
 use freshet_schedule::online::{HostId, PageId};
 
-/// The largest sizes the store accepts; a larger field is a [`StoreError::TooLong`]
-/// (crate::StoreError::TooLong) naming the operation, not a silent truncation.
+/// The largest sizes the store accepts; a larger field is a
+/// [`StoreError::TooLong`](crate::StoreError::TooLong) naming the operation, not a silent truncation.
 pub mod limits {
     /// A URL, in bytes. Browsers and the sitemap protocol stop near 2,000; 8 KiB leaves room
     /// for the long query strings real crawls meet while keeping one record well inside a page.
@@ -72,8 +72,8 @@ pub struct PageRecord {
     /// The change-rate estimator's state, serialised by its owner (empty: no observation yet);
     /// opaque bytes to the store.
     pub estimator: Vec<u8>,
-    /// The redirect chain that led to this page, as discovered ([`Discovery::redirect_trail`]
-    /// (crate::Discovery::redirect_trail)); emptied when the page is first reported fetched
+    /// The redirect chain that led to this page, as discovered
+    /// ([`Discovery::redirect_trail`](crate::Discovery::redirect_trail)); emptied when the page is first reported fetched
     /// ([`Op::Complete`](crate::Op::Complete)): the chain has then moved on to the next target
     /// or ended.
     pub redirect_trail: Vec<String>,

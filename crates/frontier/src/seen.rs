@@ -126,7 +126,7 @@ impl SeenIndex {
 
 /// A [`FrontierStore`] that answers the discovery of an already seen URL from a [`SeenIndex`]
 /// (one hash probe, no engine read) and passes everything else to `S`. Reads, recovery and the
-/// other operations go to `S` unchanged; see the [module docs](self) for size and collisions.
+/// other operations go to `S` unchanged; see the `seen` module docs for size and collisions.
 #[derive(Debug)]
 pub struct SeenFilter<S> {
     store: S,

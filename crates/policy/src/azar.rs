@@ -31,7 +31,7 @@ pub fn azar_poisson(pages: &[Page], bandwidth: f64) -> Result<Vec<f64>> {
 ///
 /// # Errors
 /// Invalid pages (change probabilities must be in (0, 1)), or a bandwidth above 1 (then the
-/// bound `p ≤ 1` can bind, which the closed form ignores: use [`crate::solve`]).
+/// bound `p ≤ 1` can bind, which the closed form ignores: use [`crate::solve()`]).
 pub fn azar_discrete(pages: &[Page], bandwidth: f64) -> Result<Vec<f64>> {
     check(FreshnessDiscrete, pages, bandwidth)?;
     if bandwidth > 1.0 {

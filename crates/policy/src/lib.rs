@@ -8,11 +8,11 @@
 //!   [`objective::FreshnessDiscrete`] (seed 001's Problems 2 and 1), [`objective::Changes`]
 //!   (seed 000), [`objective::Age`] and [`objective::Delay`] (seed 004). Each has its value, its
 //!   marginal, and the closed-form inverse of its marginal.
-//! * [`solve`] — the exact optimum of `max Σ C_j(f_j)` under a global budget and optional per-host
+//! * [`solve()`] — the exact optimum of `max Σ C_j(f_j)` under a global budget and optional per-host
 //!   caps (seed 003_aad34b8e7abe1f9a.txt), with the multipliers `λ_0` and `λ_i`;
 //!   [`certify`] checks any solution (KKT violation, duality gap).
 //! * [`azar_poisson`] and [`azar_discrete`] — seed 001_1ae7d23b6da2937a.txt's O(n log n) closed
-//!   forms, used to cross-check [`solve`].
+//!   forms, used to cross-check [`solve()`].
 //! * [`crawl_value`] and [`time_to_reach`] — seed 003's crawl value function `V(τ)`, the
 //!   streaming form of the same optimum that the online scheduler runs.
 //! * [`reference::solve_by_bisection`] — the slow, obvious twin for tests and benchmarks.

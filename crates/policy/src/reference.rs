@@ -1,7 +1,7 @@
 //! The plain baseline: bisection on `λ_0` with a per-page numeric root finder.
 //!
 //! This is the obvious solver a reader would write first, kept for two jobs: the slow,
-//! obviously-correct twin that property tests compare [`crate::solve`] against, and the
+//! obviously-correct twin that property tests compare [`crate::solve()`] against, and the
 //! baseline that the benchmarks quote the fast solver's speed against. It uses only
 //! [`Objective::marginal`] (never the closed-form inverse), bisects each page's `C'(f) = μ` in
 //! `ln f`, and bisects `ln λ_0` (and each binding host's `ln μ_i`) on the total demand.

@@ -11,7 +11,7 @@
 //!   PageRank with damping 0.85; `fetched(page, out_links)` is O(out-degree), 16 bytes a page;
 //!   [`PageCash`] is a page's persisted state. The default estimator.
 //! * [`InDegree`]: distinct in-links counted from each page's first fetch.
-//! * [`pagerank`] on a [`CsrGraph`]: the batch power iteration on a (partial) graph, the check
+//! * [`pagerank()`] on a [`CsrGraph`]: the batch power iteration on a (partial) graph, the check
 //!   of both.
 //! * [`LinkImportance`]: the two online estimators behind one trait, for a crawler flag.
 //!

@@ -51,7 +51,7 @@ pub struct Fetch {
 /// **Queues.** Both queues are bucketed by slot (calendar queues), which is what made the
 /// simulator fast (`BENCHMARKS.md`, "The simulator": two binary heaps of 32-byte entries took
 /// 73% of its time and fell out of cache at 10^5 pages):
-/// - occurrences by the slot of their deadline (their deadline points, [`Wheel`]), released or
+/// - occurrences by the slot of their deadline (their deadline points, `Wheel`), released or
 ///   not: the next occurrence of a page served goes here at once, and is checked for its
 ///   release only when its deadline's slot comes up; only the occurrences due in the earliest
 ///   non-empty slots are in a small binary heap that orders them exactly (ties by page index);

@@ -8,7 +8,7 @@
 //! * [`Config`]: pages ([`SimPage`]: host, weight, [`ChangeProcess`] — Poisson,
 //!   periodic-with-jitter or bursty on/off), hosts ([`Host`]: capacity, minimum delay), the
 //!   budget `R`, the horizon, the warm-up (default 20%) and the time-series buckets.
-//! * [`simulate`]: runs a named policy ([`PolicyKind`], e.g. `periodic-optimal`) with
+//! * [`simulate()`]: runs a named policy ([`PolicyKind`], e.g. `periodic-optimal`) with
 //!   [`RatesMode::Known`] or [`RatesMode::Learned`] rates and returns a [`RunSummary`]:
 //!   weighted freshness, mean age, delay, changes found per fetch, fetches, politeness
 //!   [`Violations`], and a time series. [`simulate_policy`] runs any [`Policy`].

@@ -3,7 +3,7 @@
 //! The processes are `freshet-sim`'s [`ChangeProcess`] definitions (Poisson, periodic with
 //! jitter, bursty on/off), but the simulator draws from one sequential generator, which a
 //! stateless server cannot replay per request. Here the `k`-th random draw of page `p` is
-//! [`keyed`](crate::keyed) by `(seed, p, k)`, so the time of every change is fixed forever and
+//! [`keyed`] by `(seed, p, k)`, so the time of every change is fixed forever and
 //! a restart serves the same web:
 //!
 //! ```text

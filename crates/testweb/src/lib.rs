@@ -16,7 +16,7 @@
 //!   request log at `/_log` (and in process: [`TestWeb::log`]), optional per-request noise, and
 //!   misbehaving hosts ([`Misbehaviour`]).
 //!
-//! [`freshness`] computes a crawl's exact ground-truth freshness from its fetches, as
+//! [`freshness()`] computes a crawl's exact ground-truth freshness from its fetches, as
 //! the truth endpoints let any client do over HTTP.
 //!
 //! The change-time generator is written here rather than reused from the simulator because

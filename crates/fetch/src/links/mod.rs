@@ -293,7 +293,7 @@ pub struct LinkElements<'collected> {
 
 impl LinkElements<'_> {
     /// Reads `element`, whose tag name (lower case, as `Element::tag_name` gives it) is
-    /// `name`, as the selectors of [`LINK_SELECTORS`] would: `a[href]`, `area[href]`,
+    /// `name`, as the selectors of `LINK_SELECTORS` would: `a[href]`, `area[href]`,
     /// `link[href][rel]`, `iframe[src]`, `frame[src]`, `base[href]`, `meta[content]`; other
     /// elements are not looked at.
     ///
@@ -311,7 +311,7 @@ impl LinkElements<'_> {
         }
     }
 
-    /// `settings` with this module's own handlers: one per selector of [`LINK_SELECTORS`],
+    /// `settings` with this module's own handlers: one per selector of `LINK_SELECTORS`,
     /// each calling [`element`](Self::element) with the name its selector matches, so that
     /// both ways run the same rules; what [`extract_links`] runs, for an `also_utf8` of
     /// [`extract_links_sharing`] that adds no handler on every element.

@@ -1,5 +1,5 @@
 //! What the XML and text readers share: entry numbering and the entry limit, `loc` checks
-//! (canonical form, length, [`LocationRule`]), optional fields, and bounded problem lists.
+//! (canonical form, length, [`LocationRule`](super::LocationRule)), optional fields, and bounded problem lists.
 
 use freshet_url::Url;
 

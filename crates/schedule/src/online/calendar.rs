@@ -49,7 +49,7 @@ pub(super) struct Calendar {
     overflow: Vec<PageEntry>,
     /// Entries of buckets up to the cursor, earliest key first.
     due: DueQueue,
-    /// Entries handed out by `advance` and not yet given to `due` (see [`Calendar::take_fresh`]).
+    /// Entries handed out by `advance` and not yet given to `due` (see [`Calendar::settle_fresh`]).
     fresh: Vec<PageEntry>,
 }
 
@@ -119,7 +119,7 @@ impl Calendar {
     }
 
     /// Moves the cursor to the bucket of `now`, handing the entries of the buckets passed to
-    /// `fresh` (then [`take_fresh`](Self::take_fresh)). Empty epochs are skipped whole.
+    /// `fresh` (then [`settle_fresh`](Self::settle_fresh)). Empty epochs are skipped whole.
     pub(super) fn advance(&mut self, now: f64) {
         let target = self.bucket(now);
         while self.cursor < target {

@@ -179,8 +179,8 @@ impl Explorer {
         best
     }
 
-    /// The next fetch of the phase at or after `now`, or `None` when the phase is over (then
-    /// [`Explorer::is_done`]). `hosts` are the hosts' politeness clocks, shared with the phase
+    /// The next fetch of the phase at or after `now`, or `None` when the phase is over (and
+    /// stays over). `hosts` are the hosts' politeness clocks, shared with the phase
     /// after this one; the start is recorded on its host's clock.
     pub(crate) fn next_fetch(&mut self, now: f64, hosts: &mut [HostClock]) -> Option<Fetch> {
         if self.done {
