@@ -3,7 +3,9 @@
 //!
 //! Pure and deterministic: no clock, no I/O, no global randomness. Every random number comes
 //! from a [`SimRng`] seeded by the caller, so the same seed gives the same numbers on every
-//! machine (nothing iterates a hash map).
+//! machine (nothing iterates a hash map) for the same build: the platform's default target and
+//! math library (a build with the `fma` target feature moves last bits in the `lambert_w`
+//! crate, and through them can move decisions: `BENCHMARKS.md`, "The simulator").
 //!
 //! * [`Config`]: pages ([`SimPage`]: host, weight, [`ChangeProcess`] — Poisson,
 //!   periodic-with-jitter or bursty on/off), hosts ([`Host`]: capacity, minimum delay), the
