@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
-use freshet_robots::{PARSE_LIMIT_BYTES, RobotsTxt, product_token};
+use freshet_robots::{Check, MATCH_WORK_LIMIT, PARSE_LIMIT_BYTES, RobotsTxt, product_token};
 
 /// `freshet robots --help`, first part.
 pub(crate) const LONG_ABOUT: &str = "\
@@ -68,7 +68,17 @@ pub(crate) fn run(args: &RobotsArgs) -> anyhow::Result<ExitCode> {
     let group = robots.group(token);
     let mut out = std::io::stdout().lock();
     for (text, path) in args.urls.iter().zip(&paths) {
-        let verdict = if group.is_allowed(path) { "allowed" } else { "disallowed" };
+        let verdict = match group.check(path) {
+            Check::Allowed => "allowed",
+            Check::Disallowed => "disallowed",
+            Check::TooComplex => {
+                eprintln!(
+                    "note: {text}: checking it against the rules would scan more than {MATCH_WORK_LIMIT} \
+                     bytes of its path; it counts as disallowed, as a crawl would count it"
+                );
+                "disallowed"
+            }
+        };
         writeln!(out, "{verdict}\t{text}").context("cannot write to standard output")?;
     }
     out.flush().context("cannot write to standard output")?;

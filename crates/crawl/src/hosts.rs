@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use freshet_content::{BoilerplateSet, HostBoilerplate};
-use freshet_robots::{Access, RobotsEntry};
+use freshet_robots::{Access, Check, RobotsEntry};
 use freshet_schedule::online::PageId;
 use freshet_url::Url;
 use tokio::time::Instant;
@@ -60,6 +60,9 @@ pub(crate) enum Verdict {
     Allowed,
     /// Never fetch it.
     Disallowed,
+    /// robots.txt's rules were too costly to try against its path
+    /// ([`freshet_robots::Check::TooComplex`]): never fetch it.
+    TooComplex,
     /// The host's addresses are refused (see [`HostState::refused`]): never fetch it.
     Refused,
     /// The host's robots.txt stayed unreachable and the crawl gave the host up (see
@@ -108,8 +111,42 @@ impl HostState {
             Access::DisallowAll if entry.unreachable_since().is_some() => {
                 Verdict::WaitUntil(entry.expires_at())
             }
-            access if access.is_allowed(agent, path_and_query) => Verdict::Allowed,
-            _ => Verdict::Disallowed,
+            access => match access.check(agent, path_and_query) {
+                Check::Allowed => Verdict::Allowed,
+                Check::Disallowed => Verdict::Disallowed,
+                Check::TooComplex => Verdict::TooComplex,
+            },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use freshet_robots::{CachePolicy, FetchOutcome};
+
+    use super::*;
+
+    /// A robots.txt whose wildcard rules would scan more of a long path than a check may: the
+    /// URL is not fetched, and the verdict says why (the crawl log's `detail`), while short
+    /// paths of the same host get their answer.
+    #[test]
+    fn rules_too_costly_to_check_keep_the_url_unfetched() {
+        let mut body = String::from("User-agent: *\nDisallow: /private\n");
+        for rule in 0..10_000 {
+            body.push_str(&format!("Disallow: /*{}b{rule}\n", "a".repeat(30)));
+        }
+        let mut state = HostState::new(
+            freshet_url::canonicalize("http://h.test/robots.txt").unwrap(),
+            Duration::from_secs(1),
+        );
+        state.robots =
+            Some(RobotsEntry::new(FetchOutcome::Fetched(body.as_bytes()), 0.0, &CachePolicy::default()));
+        let long_path = format!("/{}", "a".repeat(8_000));
+        assert_eq!(state.verdict("freshet", &long_path, 1.0), Verdict::TooComplex);
+        assert_eq!(state.verdict("freshet", "/aaaa", 1.0), Verdict::Allowed);
+        assert_eq!(state.verdict("freshet", "/private/a", 1.0), Verdict::Disallowed);
+        assert!(crate::crawler::too_complex_detail().contains(&freshet_robots::MATCH_WORK_LIMIT.to_string()));
     }
 }

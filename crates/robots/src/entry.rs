@@ -27,7 +27,7 @@
 //! when it is up. A longer `ttl` is the caller's choice, not the RFC's.
 
 use crate::error::RobotsError;
-use crate::robots::RobotsTxt;
+use crate::robots::{Check, RobotsTxt};
 use crate::status::FetchOutcome;
 use std::time::Duration;
 
@@ -111,10 +111,16 @@ pub enum Access<'a> {
 impl Access<'_> {
     /// Whether the crawler `agent` may fetch `path_and_query`.
     pub fn is_allowed(&self, agent: &str, path_and_query: &str) -> bool {
+        self.check(agent, path_and_query) == Check::Allowed
+    }
+
+    /// [`Access::is_allowed`], telling a disallowing rule from a check too costly to finish
+    /// ([`Check::TooComplex`]).
+    pub fn check(&self, agent: &str, path_and_query: &str) -> Check {
         match self {
-            Self::Rules(robots) => robots.is_allowed(agent, path_and_query),
-            Self::AllowAll => true,
-            Self::DisallowAll => false,
+            Self::Rules(robots) => robots.check(agent, path_and_query),
+            Self::AllowAll => Check::Allowed,
+            Self::DisallowAll => Check::Disallowed,
         }
     }
 

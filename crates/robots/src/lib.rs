@@ -91,5 +91,5 @@ pub use agent::{is_product_token, product_token};
 pub use entry::{Access, CachePolicy, RobotsEntry};
 pub use error::RobotsError;
 pub use parse::PARSE_LIMIT_BYTES;
-pub use robots::{Group, RobotsTxt};
+pub use robots::{Check, Group, MATCH_WORK_LIMIT, RobotsTxt};
 pub use status::{FetchOutcome, MAX_REDIRECTS, Redirects, StatusClass, classify};

@@ -1,6 +1,7 @@
 //! A parsed robots.txt file: groups merged per product token, rules sorted for a
 //! first-match check (RFC 9309 §2.1, §2.2).
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::agent::AgentLine;
@@ -47,6 +48,27 @@ pub struct Group {
     crawl_delay: Option<Duration>,
 }
 
+/// The most octets of a path that one check may scan, over all the rules it tries: the rules
+/// with a wildcard each scan the path after their first piece (linearly, `pattern.rs`). RFC
+/// 9309 bounds the file (500 KiB) but not the work of a check, which a hostile file makes the
+/// product of its rules and the path: 10,000 rules `Disallow: /*aaa…ab` against an 8 KB path
+/// (BENCHMARKS.md, "robots.txt checks"). 1 MiB is 5,000 such rules tried against a 200-octet
+/// path, more than any group found on the web needs, and takes about a millisecond at worst.
+pub const MATCH_WORK_LIMIT: usize = 1 << 20;
+
+/// What a check of a path against a group found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// No rule disallows it (or an allow rule is the most specific match).
+    Allowed,
+    /// The most specific matching rule disallows it.
+    Disallowed,
+    /// Trying the rules would have scanned more than [`MATCH_WORK_LIMIT`] octets of the path:
+    /// the check stopped, and the path counts as not allowed (a crawler does not fetch what
+    /// it could not check).
+    TooComplex,
+}
+
 /// The number of rules from which a group is bucketed.
 const INDEX_FROM: usize = 16;
 
@@ -61,41 +83,58 @@ fn precedence(rule: &Rule) -> (std::cmp::Reverse<usize>, Verdict) {
 }
 
 impl Group {
-    /// The rule that decides for the normalised path, if any matches.
-    fn deciding_rule(&self, path: &[u8]) -> Option<&Rule> {
-        fn first_match<'a>(rules: &'a [Rule], path: &[u8]) -> Option<&'a Rule> {
-            rules.iter().find(|rule| rule.pattern.matches(path))
+    /// The rule that decides for the normalised path, if any matches; `None` outside when
+    /// trying the rules would scan more than [`MATCH_WORK_LIMIT`] octets of the path.
+    fn deciding_rule(&self, path: &[u8]) -> Option<Option<&Rule>> {
+        fn first_match<'a>(rules: &'a [Rule], path: &[u8], budget: &mut usize) -> Option<Option<&'a Rule>> {
+            for rule in rules {
+                if rule.pattern.matches_within(path, budget)? {
+                    return Some(Some(rule));
+                }
+            }
+            Some(None)
         }
+        let mut budget = MATCH_WORK_LIMIT;
         if self.starts.is_empty() {
-            return first_match(&self.rules, path);
+            return first_match(&self.rules, path, &mut budget);
         }
-        let unbucketed = first_match(&self.rules[self.starts[256]..self.starts[257]], path);
         let bucketed = match path {
             [b'/', octet, ..] => {
                 let bucket = usize::from(*octet);
-                first_match(&self.rules[self.starts[bucket]..self.starts[bucket + 1]], path)
+                first_match(&self.rules[self.starts[bucket]..self.starts[bucket + 1]], path, &mut budget)?
             }
             _ => None,
         };
-        match (bucketed, unbucketed) {
+        let unbucketed = first_match(&self.rules[self.starts[256]..self.starts[257]], path, &mut budget)?;
+        Some(match (bucketed, unbucketed) {
             (Some(a), Some(b)) => Some(if precedence(b) < precedence(a) { b } else { a }),
             (a, b) => a.or(b),
-        }
+        })
     }
 
-    /// Whether the normalised path may be fetched under these rules.
-    fn allows_normalized(&self, path: &[u8]) -> bool {
+    /// The check of a normalised path under these rules.
+    fn check_normalized(&self, path: &[u8]) -> Check {
         if path == b"/robots.txt" {
             // "The /robots.txt URI is implicitly allowed." (RFC 9309 §2.2.2)
-            return true;
+            return Check::Allowed;
         }
-        self.deciding_rule(path).is_none_or(|rule| rule.verdict == Verdict::Allow)
+        match self.deciding_rule(path) {
+            None => Check::TooComplex,
+            Some(Some(rule)) if rule.verdict == Verdict::Disallow => Check::Disallowed,
+            Some(_) => Check::Allowed,
+        }
     }
 
     /// Whether `path_and_query` (a URL's path and query, e.g. `/a/b?c=d`) may be fetched
-    /// under these rules. No matching rule means allowed.
+    /// under these rules (no matching rule means allowed), or [`Check::TooComplex`].
+    pub fn check(&self, path_and_query: &str) -> Check {
+        self.check_normalized(&normalize_path(path_and_query))
+    }
+
+    /// Whether `path_and_query` may be fetched: [`Group::check`] is [`Check::Allowed`] (a
+    /// path too costly to check is not).
     pub fn is_allowed(&self, path_and_query: &str) -> bool {
-        self.allows_normalized(&normalize_path(path_and_query))
+        self.check(path_and_query) == Check::Allowed
     }
 
     /// The `Crawl-delay` of these groups (the largest, if several merged groups give one).
@@ -154,7 +193,8 @@ static EMPTY_GROUP: Group = Group { rules: Vec::new(), starts: Vec::new(), crawl
 /// [`RobotsTxt::group`] and check against it.
 #[derive(Clone, Debug, Default)]
 pub struct RobotsTxt {
-    /// Groups per product token (lower-cased), merged.
+    /// Groups per product token (lower-cased), merged; sorted by token once parsed, for a
+    /// binary search per check (a file may name tens of thousands of tokens).
     named: Vec<(Box<str>, Group)>,
     /// The `*` groups, merged.
     global: Option<Group>,
@@ -180,6 +220,9 @@ impl RobotsTxt {
         // The targets of the current group, and whether its rules have started (a user-agent
         // line after a rule starts a new group).
         let mut targets: Vec<Target> = Vec::new();
+        // Where each token's group is in `named` while parsing: a search through `named` per
+        // `User-agent` line took 0.5 s for a 500 KiB file of distinct tokens.
+        let mut named_at: HashMap<Box<str>, usize> = HashMap::new();
         let mut in_rules = false;
         let mut seen_agent_line = false;
         for record in records(text) {
@@ -195,7 +238,7 @@ impl RobotsTxt {
                             robots.global.get_or_insert_with(Group::default);
                             targets.push(Target::Global);
                         }
-                        AgentLine::Token(token) => targets.push(robots.named_index(token)),
+                        AgentLine::Token(token) => targets.push(robots.named_index(token, &mut named_at)),
                         AgentLine::Nobody => {}
                     }
                 }
@@ -231,20 +274,21 @@ impl RobotsTxt {
         for (_, group) in &mut robots.named {
             group.finish();
         }
+        // Tokens are unique (merged above), so the order is total.
+        robots.named.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
         if let Some(group) = &mut robots.global {
             group.finish();
         }
         robots
     }
 
-    fn named_index(&mut self, token: Box<str>) -> Target {
-        match self.named.iter().position(|(name, _)| *name == token) {
-            Some(index) => Target::Named(index),
-            None => {
-                self.named.push((token, Group::default()));
-                Target::Named(self.named.len() - 1)
-            }
+    fn named_index(&mut self, token: Box<str>, named_at: &mut HashMap<Box<str>, usize>) -> Target {
+        if let Some(&index) = named_at.get(&token) {
+            return Target::Named(index);
         }
+        named_at.insert(token.clone(), self.named.len());
+        self.named.push((token, Group::default()));
+        Target::Named(self.named.len() - 1)
     }
 
     fn group_mut(&mut self, target: Target) -> &mut Group {
@@ -260,9 +304,11 @@ impl RobotsTxt {
     /// rules. `agent` is compared whole: pass a product token such as `freshet`, not a full
     /// `User-Agent` header (see [`crate::product_token`]).
     pub fn group(&self, agent: &str) -> &Group {
+        let agent_lower = || agent.bytes().map(|octet| octet.to_ascii_lowercase());
         let named = (!agent.is_empty())
-            .then(|| self.named.iter().find(|(name, _)| name.eq_ignore_ascii_case(agent)))
+            .then(|| self.named.binary_search_by(|(name, _)| name.bytes().cmp(agent_lower())).ok())
             .flatten()
+            .and_then(|index| self.named.get(index))
             .map(|(_, group)| group);
         named.or(self.global.as_ref()).unwrap_or(&EMPTY_GROUP)
     }
@@ -278,6 +324,12 @@ impl RobotsTxt {
     /// ```
     pub fn is_allowed(&self, agent: &str, path_and_query: &str) -> bool {
         self.group(agent).is_allowed(path_and_query)
+    }
+
+    /// [`RobotsTxt::is_allowed`], telling a disallowing rule from a check that was too costly
+    /// to finish ([`Check::TooComplex`]).
+    pub fn check(&self, agent: &str, path_and_query: &str) -> Check {
+        self.group(agent).check(path_and_query)
     }
 
     /// The `Crawl-delay` for `agent`, from its group (see [`RobotsTxt::group`]).
@@ -308,6 +360,67 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+
+    /// A file of `rules` rules `Disallow: /*aaa…ab<n>` (the hostile shape of BENCHMARKS.md,
+    /// "robots.txt checks") and one `Disallow: /private`.
+    fn hostile(rules: usize) -> RobotsTxt {
+        let mut body = String::from("User-agent: *\nDisallow: /private\n");
+        for rule in 0..rules {
+            body.push_str(&format!("Disallow: /*{}b{rule}\n", "a".repeat(30)));
+        }
+        RobotsTxt::parse(body.as_bytes())
+    }
+
+    #[test]
+    fn a_check_that_would_scan_too_much_stops_and_disallows() {
+        let long_path = format!("/{}", "a".repeat(8_000));
+        // 10,000 wildcard rules against 8,000 octets: 8·10^7 octets to scan, over the limit.
+        let robots = hostile(10_000);
+        assert_eq!(robots.check("freshet", &long_path), Check::TooComplex);
+        assert!(!robots.is_allowed("freshet", &long_path));
+        // Short paths still get their answer from the same rules: 10,000 × 10 octets.
+        assert_eq!(robots.check("freshet", "/aaaaaaaaa"), Check::Allowed);
+        assert_eq!(robots.check("freshet", "/private/x"), Check::Disallowed);
+        assert_eq!(robots.check("freshet", "/x/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaab7"), Check::Disallowed);
+        // Rules without a wildcard are never charged: a prefix needs no scan.
+        let prefixes: String = (0..10_000).map(|rule| format!("Disallow: /p{rule}/\n")).collect();
+        let robots = RobotsTxt::parse(format!("User-agent: *\n{prefixes}").as_bytes());
+        assert_eq!(robots.check("freshet", &format!("/p9999/{}", "a".repeat(8_000))), Check::Disallowed);
+        assert_eq!(robots.check("freshet", &long_path), Check::Allowed);
+        // Under the limit, the long path gets its answer: 100 rules × 8,000 octets.
+        let robots = hostile(100);
+        assert_eq!(robots.check("freshet", &long_path), Check::Allowed);
+        const { assert!(MATCH_WORK_LIMIT > 100 * 8_000) };
+    }
+
+    #[test]
+    fn many_product_tokens_are_looked_up_by_name() {
+        // 12,000 distinct tokens (each group disallowing its own path), then `*`: 420 KB, under
+        // the parse limit.
+        let token = |index: usize| {
+            let letters: String =
+                format!("{index:05}").bytes().map(|digit| char::from(b'a' + (digit - b'0'))).collect();
+            format!("Bot{letters}")
+        };
+        let mut body = String::new();
+        for index in 0..12_000 {
+            body.push_str(&format!("User-agent: {}\nDisallow: /{index}\n\n", token(index)));
+        }
+        assert!(body.len() < crate::PARSE_LIMIT_BYTES);
+        body.push_str("User-agent: *\nDisallow: /\n");
+        let robots = RobotsTxt::parse(body.as_bytes());
+        for index in [0, 1, 5_000, 9_999, 11_999] {
+            let name = token(index);
+            for agent in [name.clone(), name.to_ascii_lowercase(), name.to_ascii_uppercase()] {
+                assert!(!robots.is_allowed(&agent, &format!("/{index}")), "{agent}");
+                assert!(robots.is_allowed(&agent, "/other"), "{agent}");
+            }
+        }
+        // A token named nowhere gets `*`, a prefix of a named one too.
+        assert!(!robots.is_allowed("freshet", "/other"));
+        assert!(!robots.is_allowed("Bot", "/other"));
+        assert!(!robots.is_allowed("Botaaaa", "/other"));
+    }
 
     #[test]
     fn longest_match_wins_and_allow_wins_ties() {

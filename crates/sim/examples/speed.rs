@@ -36,9 +36,8 @@ fn main() -> Result<(), freshet_sim::SimError> {
         fetches += summary.fetches;
     }
     let seconds = start.elapsed().as_secs_f64();
-    let cpu_seconds = cpu_time()
-        .zip(cpu_start)
-        .map_or(f64::NAN, |(end, start)| end.saturating_sub(start).as_secs_f64());
+    let cpu_seconds =
+        cpu_time().zip(cpu_start).map_or(f64::NAN, |(end, start)| end.saturating_sub(start).as_secs_f64());
     println!(
         "{pages} pages: {fetches} fetches in {seconds:.3} s wall, {cpu_seconds:.3} s CPU: \
          {:.3} M fetches/s wall, {:.3} M per CPU second",

@@ -449,7 +449,10 @@ impl Crawler {
             let url = parse_stored(&stored)?;
             let state = self.host_mut(job.host)?;
             match state.verdict(&agent, freshet_url::path_and_query(&url), now) {
-                verdict @ (Verdict::Disallowed | Verdict::Refused | Verdict::GivenUp) => {
+                verdict @ (Verdict::Disallowed
+                | Verdict::TooComplex
+                | Verdict::Refused
+                | Verdict::GivenUp) => {
                     self.skip(page, &url, verdict)?;
                 }
                 Verdict::Unknown | Verdict::WaitUntil(_) => state.unchecked.push(page),

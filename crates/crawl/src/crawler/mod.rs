@@ -475,7 +475,9 @@ impl Crawler {
         let (not_before, delay) = (state.not_before, state.delay);
         let verdict = state.verdict(&agent, freshet_url::path_and_query(&url), now);
         // The host's queued sitemaps go first, each in a page's slot (see `sitemaps`).
-        if matches!(verdict, Verdict::Allowed | Verdict::Disallowed) && self.start_sitemap(page, host, now)? {
+        if matches!(verdict, Verdict::Allowed | Verdict::Disallowed | Verdict::TooComplex)
+            && self.start_sitemap(page, host, now)?
+        {
             return Ok(());
         }
         let kind = match verdict {
@@ -512,7 +514,7 @@ impl Crawler {
                 self.scheduler.fetched(page, Done::BackOff { retry_after: (at - now).max(0.0) }, now)?;
                 return Ok(());
             }
-            Verdict::Disallowed | Verdict::Refused | Verdict::GivenUp => {
+            Verdict::Disallowed | Verdict::TooComplex | Verdict::Refused | Verdict::GivenUp => {
                 self.skip(page, &url, verdict)?;
                 return self.scheduler.fetched(page, Done::Failed, now).map_err(Into::into);
             }
@@ -551,6 +553,10 @@ impl Crawler {
             Verdict::GivenUp => {
                 self.summary.skipped += 1;
                 ("robots-unreachable", Some("robots.txt unreachable, the host given up".to_owned()))
+            }
+            Verdict::TooComplex => {
+                self.summary.skipped += 1;
+                ("robots-disallowed", Some(too_complex_detail()))
             }
             _ => {
                 self.summary.skipped += 1;
@@ -665,7 +671,10 @@ impl Crawler {
             let agent = self.agent.clone();
             let verdict =
                 self.host_mut(admission.host)?.verdict(&agent, freshet_url::path_and_query(url), now);
-            followed.push(!matches!(verdict, Verdict::Disallowed | Verdict::Refused | Verdict::GivenUp));
+            followed.push(!matches!(
+                verdict,
+                Verdict::Disallowed | Verdict::TooComplex | Verdict::Refused | Verdict::GivenUp
+            ));
             if !admission.is_new {
                 continue;
             }
@@ -681,7 +690,7 @@ impl Crawler {
                 continue;
             }
             match verdict {
-                Verdict::Disallowed | Verdict::Refused | Verdict::GivenUp => {
+                Verdict::Disallowed | Verdict::TooComplex | Verdict::Refused | Verdict::GivenUp => {
                     self.skip(admission.page, url, verdict)?;
                     continue;
                 }
@@ -745,6 +754,14 @@ impl Crawler {
             }
         }
     }
+}
+
+/// The `detail` of a URL skipped because robots.txt was too costly to check against it.
+pub(crate) fn too_complex_detail() -> String {
+    format!(
+        "robots.txt too complex to check: its rules would scan more than {} bytes of the path",
+        freshet_robots::MATCH_WORK_LIMIT
+    )
 }
 
 /// A stored page's URL, parsed (a failure means a corrupt store).

@@ -127,7 +127,8 @@ impl Crawler {
                     next = Some(url);
                     break;
                 }
-                Verdict::Disallowed => disallowed.push(url),
+                Verdict::Disallowed => disallowed.push((url, None)),
+                Verdict::TooComplex => disallowed.push((url, Some(super::too_complex_detail()))),
                 // The rules are no longer known: the sitemap waits for the host's next turn.
                 Verdict::Unknown | Verdict::WaitUntil(_) | Verdict::Refused | Verdict::GivenUp => {
                     state.sitemaps.queue.push_front(url);
@@ -137,9 +138,10 @@ impl Crawler {
         }
         let location = LocationRule::ListedInRobotsTxt(state.robots_url.clone());
         let (not_before, delay) = (state.not_before, state.delay);
-        for url in disallowed {
+        for (url, why) in disallowed {
             self.summary.skipped += 1;
-            self.log.write(&LogLine::skipped(url.as_str(), "robots-disallowed", Some("sitemap".into())))?;
+            let detail = why.map_or_else(|| "sitemap".to_owned(), |why| format!("sitemap; {why}"));
+            self.log.write(&LogLine::skipped(url.as_str(), "robots-disallowed", Some(detail)))?;
         }
         let Some(url) = next else { return Ok(false) };
         let options = SitemapOptions { location, ..SitemapOptions::default() };
