@@ -17,7 +17,9 @@
 //! a redirect not followed (`…: redirect loop …`, `…: too many redirects …`), links not
 //! followed past the max depth, a back-off (`back-off 1 of 5: 1s`), the host's delay changed
 //! (`host delay 50ms -> 100ms`), and on a robots.txt line that the host is disallowed until
-//! robots.txt is tried again, or given up (RFC 9309 §2.3.1.4).
+//! robots.txt is tried again, or given up (RFC 9309 §2.3.1.4); a `robots-disallowed` skip
+//! whose robots.txt was too costly to check against the URL says so
+//! (`freshet_robots::Check::TooComplex`).
 //!
 //! A `sitemap` line's `detail` says what the file held: its format (`urlset`, `index`, `text`,
 //! `, gzip`), the URLs (`120 URLs` handed to discovery, before the scope and seen checks) or

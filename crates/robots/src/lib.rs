@@ -40,6 +40,12 @@
 //! - The file (§2.2, §2.5): CR, LF or CR LF line ends; a leading UTF-8 BOM skipped; `#`
 //!   comments; the first 500 KiB parsed ([`PARSE_LIMIT_BYTES`]), the line cut by the limit
 //!   dropped. Google's accepted mistakes (a missing colon, a few misspelt keys) are accepted.
+//! - The work of a check (not in the RFC): a hostile file can make a check cost its rules
+//!   times the path. Each wildcard piece is searched in time linear in the path, and a check
+//!   that would scan more than [`MATCH_WORK_LIMIT`] octets of the path over the rules it tries
+//!   stops: [`Check::TooComplex`], which counts as not allowed (a crawler does not fetch what
+//!   it could not check). Product tokens are found by a binary search, so a file naming tens
+//!   of thousands of them costs a lookup, not a scan.
 //!
 //! # Why by hand
 //! The two crates on offer were run against the whole spec suite

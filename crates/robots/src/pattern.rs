@@ -7,6 +7,8 @@
 //! its leftmost occurrence is optimal (it leaves the most room for the rest), so matching is
 //! one scan of the path: no backtracking, no regular expression.
 
+use memchr::memmem::Finder;
+
 use crate::normalize::{Piece, for_each_piece};
 
 /// A compiled path pattern.
@@ -19,6 +21,35 @@ pub(crate) struct Pattern {
     /// How specific the pattern is: its octets once normalised, wildcards and anchor included
     /// ("The most specific match is the match that has the most octets", RFC 9309 §2.2.2).
     specificity: usize,
+    /// A searcher for each piece after the first that is longer than [`SHORT_PIECE`] (see
+    /// [`find`]), built once here rather than per search.
+    searchers: Searchers,
+}
+
+/// The `memmem` searchers of a pattern's long pieces, in the order of the pieces after the
+/// first (`None` for a short one). Derived from the pieces, so they take no part in comparing
+/// patterns.
+#[derive(Clone, Debug, Default)]
+struct Searchers(Box<[Option<Finder<'static>>]>);
+
+impl PartialEq for Searchers {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Searchers {}
+
+impl PartialOrd for Searchers {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Searchers {
+    fn cmp(&self, _: &Self) -> std::cmp::Ordering {
+        std::cmp::Ordering::Equal
+    }
 }
 
 impl Pattern {
@@ -45,7 +76,17 @@ impl Pattern {
             }
         }
         pieces.push(current.into_boxed_slice());
-        Some(Self { pieces: pieces.into_boxed_slice(), anchored, specificity })
+        let searchers = pieces
+            .iter()
+            .skip(1)
+            .map(|piece| (piece.len() > SHORT_PIECE).then(|| Finder::new(&piece[..]).into_owned()))
+            .collect();
+        Some(Self {
+            pieces: pieces.into_boxed_slice(),
+            anchored,
+            specificity,
+            searchers: Searchers(searchers),
+        })
     }
 
     /// How specific the pattern is (its normalised length in octets).
@@ -73,6 +114,7 @@ impl Pattern {
     /// path a wildcard lets it scan; `None`, with nothing scanned, when they are more than
     /// what is left of `budget`. A pattern without a wildcard compares its own octets only
     /// and is never charged.
+    #[inline]
     pub(crate) fn matches_within(&self, path: &[u8], budget: &mut usize) -> Option<bool> {
         let Some((first, rest)) = self.pieces.split_first() else {
             return Some(false);
@@ -94,9 +136,10 @@ impl Pattern {
     /// Whether the pieces after the first, `middle` then `last`, follow one another in `path`
     /// from `position` on (the last at the end, if anchored).
     fn pieces_follow(&self, path: &[u8], position: usize, middle: &[Box<[u8]>], last: &[u8]) -> bool {
+        let searcher = |index: usize| self.searchers.0.get(index).and_then(Option::as_ref);
         let mut position = position;
-        for piece in middle {
-            match find(&path[position..], piece) {
+        for (index, piece) in middle.iter().enumerate() {
+            match find(&path[position..], piece, searcher(index)) {
                 Some(offset) => position += offset + piece.len(),
                 None => return false,
             }
@@ -104,33 +147,55 @@ impl Pattern {
         if self.anchored {
             path.len() >= position + last.len()
         } else {
-            find(&path[position..], last).is_some()
+            find(&path[position..], last, searcher(middle.len())).is_some()
         }
     }
 }
 
-/// Pieces longer than this are looked for by `memchr::memmem` (see [`find`]).
+/// Octets compared per octet of the path, at most, before [`find`] hands the rest of the path
+/// to the piece's searcher: a piece of at most this many octets never gets that far, so only
+/// longer ones have a searcher.
 const SHORT_PIECE: usize = 8;
 
 /// The first occurrence of `needle` in `haystack`, in time linear in the haystack.
 ///
-/// Pieces and paths are short, so a short piece is looked for by its first octet with
-/// `memchr` and the rest compared, with no searcher to set up per call
-/// (`memchr::memmem::find` builds one each time): at most [`SHORT_PIECE`] octets compared per
-/// position. A longer piece goes to `memmem` (two-way), whose time is linear in the haystack
-/// whatever the piece: compared octet by octet, a hostile `Disallow: /*aaaa…ab` against a path
-/// of `a`s cost the length of the piece at every position (a 500 KiB file of such rules took
-/// 0.7 s of CPU to check one 8 KB path, BENCHMARKS.md, "robots.txt checks").
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.len() > SHORT_PIECE {
-        return memchr::memmem::find(haystack, needle);
-    }
+/// Pieces and paths are short, so a piece is looked for by its first octet with `memchr` and
+/// the rest compared at each position where that octet occurs, with no searcher to start. That
+/// costs the piece's length at each such position: a hostile `Disallow: /*aaaa…ab` against a
+/// path of `a`s cost its length at every position (a 500 KiB file of such rules took 0.7 s of
+/// CPU to check one 8 KB path). So the octets compared are counted, and past
+/// [`SHORT_PIECE`] times the path's length the rest of the path goes to the piece's `memmem`
+/// searcher (`searcher`, two-way, linear whatever the piece). Handing every long piece to its
+/// searcher at once made ordinary checks ~1.3× slower (BENCHMARKS.md, "robots.txt checks").
+#[inline]
+fn find(haystack: &[u8], needle: &[u8], searcher: Option<&Finder<'_>>) -> Option<usize> {
     let Some((&first, rest)) = needle.split_first() else {
         return Some(0);
     };
     let last_start = haystack.len().checked_sub(needle.len())?;
-    memchr::memchr_iter(first, &haystack[..=last_start])
-        .find(|&start| haystack[start + 1..].starts_with(rest))
+    let mut allowance = SHORT_PIECE.saturating_mul(haystack.len());
+    for start in memchr::memchr_iter(first, &haystack[..=last_start]) {
+        let Some(left) = allowance.checked_sub(rest.len()) else {
+            return find_from(haystack, start, needle, searcher);
+        };
+        allowance = left;
+        if haystack[start + 1..].starts_with(rest) {
+            return Some(start);
+        }
+    }
+    None
+}
+
+/// The first occurrence of `needle` in `haystack` at or after `from`, by `searcher` (or a
+/// `memmem` search started here without one).
+#[inline(never)]
+fn find_from(haystack: &[u8], from: usize, needle: &[u8], searcher: Option<&Finder<'_>>) -> Option<usize> {
+    let rest_of_path = haystack.get(from..)?;
+    let found = match searcher {
+        Some(searcher) => searcher.find(rest_of_path),
+        None => memchr::memmem::find(rest_of_path, needle),
+    };
+    found.map(|offset| from + offset)
 }
 
 #[cfg(test)]
@@ -227,7 +292,9 @@ mod tests {
             haystack in proptest::collection::vec(proptest::sample::select(b"ab/".to_vec()), 0..80),
             needle in proptest::collection::vec(proptest::sample::select(b"ab/".to_vec()), 0..20),
         ) {
-            proptest::prop_assert_eq!(find(&haystack, &needle), find_reference(&haystack, &needle));
+            let expected = find_reference(&haystack, &needle);
+            proptest::prop_assert_eq!(find(&haystack, &needle, None), expected);
+            proptest::prop_assert_eq!(find(&haystack, &needle, Some(&Finder::new(&needle))), expected);
         }
 
         /// With a budget of at least the path's length, a match is what it is without one, and
