@@ -16,7 +16,7 @@
 //! | empty path is `/` | `http://a.test` → `http://a.test/` | `url` |
 //! | dot segments removed (also `%2e`) | `/a/./b/../c` → `/a/c` | `url` |
 //! | characters that may not appear raw are percent-encoded | `/a b/ツ` → `/a%20b/%E3%83%84` | `url` |
-//! | escapes of unreserved characters decoded | `/%7Euser/%61` → `/~user/a` | here |
+//! | escapes of unreserved characters decoded, but a hex digit right after a stray `%` | `/%7Euser/%61` → `/~user/a`; `/%%41f` stays | here |
 //! | remaining escapes upper-cased | `/a%2fb` → `/a%2Fb` | here |
 //! | fragment dropped | `/a#top` → `/a` | here |
 //! | empty query removed | `/a?` → `/a` | here |
@@ -30,6 +30,10 @@
 //! web's noisy pages do). The query parameters named in [`SESSION_PARAMETERS`] (any case; and
 //! `aspsessionid…`, and the `;jsessionid=` path parameter) are dropped, as Heritrix's
 //! `StripSessionIDs` rule does by default.
+//!
+//! Canonicalisation is idempotent: a canonical URL canonicalises to itself (`fuzz/`'s `url`
+//! target checks it, and found the stray-`%` case above: `%` `%41` `f` decoded to `%Af`, an
+//! escape that the next pass upper-cased).
 //!
 //! Not done, on purpose: escapes of reserved characters are never decoded (`%2F` is not `/`,
 //! RFC 3986 §2.2); query parameters are not sorted and no other is removed (a server may read
