@@ -297,6 +297,19 @@ mod tests {
             proptest::prop_assert_eq!(find(&haystack, &needle, Some(&Finder::new(&needle))), expected);
         }
 
+        /// Paths of mostly `a` and long pieces of mostly `a`: most positions are candidates, so
+        /// the allowance runs out and the search is handed to the searcher part-way (at a
+        /// position the properties vary), which must find the same first occurrence.
+        #[test]
+        fn find_handed_to_the_searcher_is_the_first_occurrence(
+            haystack in proptest::collection::vec(proptest::sample::select(b"aaaaaaab".to_vec()), 0..400),
+            needle in proptest::collection::vec(proptest::sample::select(b"aaaaaaab".to_vec()), 9..40),
+        ) {
+            let expected = find_reference(&haystack, &needle);
+            proptest::prop_assert_eq!(find(&haystack, &needle, None), expected);
+            proptest::prop_assert_eq!(find(&haystack, &needle, Some(&Finder::new(&needle))), expected);
+        }
+
         /// With a budget of at least the path's length, a match is what it is without one, and
         /// the budget pays only for the patterns with a wildcard; with less, a wildcard pattern
         /// whose prefix (and anchored end) fit is cut off and its budget left as it was.
