@@ -250,6 +250,13 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
         summary.bytes,
         data.display()
     );
+    if summary.robots_deferred > 0 {
+        println!(
+            "{} page fetches waited because their host's robots.txt rules were too costly to check \
+             at once (wildcard rules against long paths; each was checked later)",
+            summary.robots_deferred
+        );
+    }
     if summary.recovered_in_flight > 0 || summary.warc_bytes_cut > 0 {
         println!(
             "resumed after a crash: {} fetches were in flight, {} bytes of a torn WARC record cut",

@@ -91,6 +91,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) max_back_offs: Option<u32>,
     pub(crate) robots_ttl: Option<f64>,
     pub(crate) robots_retry: Option<f64>,
+    pub(crate) robots_scan_rate: Option<u64>,
     // Fetching.
     pub(crate) user_agent: Option<String>,
     pub(crate) connect_timeout: Option<f64>,
@@ -164,7 +165,7 @@ impl CrawlSettings {
             sitemaps, max_sitemap_files, max_sitemap_urls, max_pages, duration, revisit, rate,
             importance, weights, change_interval, prior_fetches, max_failures, nutch_min_interval,
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
-            back_off, max_back_offs, robots_ttl, robots_retry, user_agent, connect_timeout,
+            back_off, max_back_offs, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
             first_byte_timeout, timeout, max_body_bytes, max_redirects, allow_private, resolve,
             warc_file_bytes, warc_gzip_level, listen,
         );
@@ -235,6 +236,15 @@ impl CrawlSettings {
             if value == Some(0) {
                 bail!("{} 0: expected at least 1", origin.name(key));
             }
+        }
+        if let Some(rate) = self.robots_scan_rate
+            && rate < freshet_crawl::MIN_ROBOTS_SCAN_RATE
+        {
+            bail!(
+                "{} {rate}: expected at least {} (octets a second)",
+                origin.name("robots-scan-rate"),
+                freshet_crawl::MIN_ROBOTS_SCAN_RATE
+            );
         }
         if let Some(level) = self.warc_gzip_level
             && level > 9
@@ -337,6 +347,7 @@ impl CrawlSettings {
         config.max_back_offs = self.max_back_offs.unwrap_or(config.max_back_offs);
         config.robots_cache.ttl = self.robots_ttl.unwrap_or(config.robots_cache.ttl);
         config.robots_cache.retry = self.robots_retry.unwrap_or(config.robots_cache.retry);
+        config.robots_scan_rate = self.robots_scan_rate.unwrap_or(config.robots_scan_rate);
         if let Some(agent) = &self.user_agent {
             config.fetch.user_agent.clone_from(agent);
         }
@@ -446,6 +457,7 @@ mod tests {
             max_back_offs: Some(5),
             robots_ttl: Some(86_400.0),
             robots_retry: Some(3_600.0),
+            robots_scan_rate: Some(4 << 20),
             user_agent: Some("freshet/0.1 (+https://example.com/bot)".into()),
             connect_timeout: Some(10.0),
             first_byte_timeout: Some(30.0),
@@ -470,7 +482,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 41);
+        assert_eq!(all.len(), 42);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }
@@ -538,6 +550,7 @@ mod tests {
             ("max-pages = 0\n", "bad.toml: max-pages 0: expected at least 1"),
             ("resolve = [\"a.test:1.2.3.4\"]\n", "expected HOST=IP"),
             ("nutch-min-interval = 10\nnutch-max-interval = 5\n", "less than nutch-min-interval"),
+            ("robots-scan-rate = 1000\n", "bad.toml: robots-scan-rate 1000: expected at least 262144"),
         ] {
             std::fs::write(&file, text).unwrap();
             let error = format!("{:#}", CrawlSettings::read(&file).unwrap_err());

@@ -17,6 +17,19 @@ pub const DAY: f64 = 86_400.0;
 /// The default [`CrawlConfig::max_depth`]: links more than 20 hops from a seed are not followed.
 pub const DEFAULT_MAX_DEPTH: u32 = 20;
 
+/// The default [`CrawlConfig::robots_scan_rate`]: 4 MiB a second. One check at
+/// [`freshet_robots::MATCH_WORK_LIMIT`] (1 MiB) costs 2.2 to 7.9 ms of CPU (BENCHMARKS.md,
+/// "robots.txt checks"), so a host whose every check reaches it takes at most ~32 ms a second of
+/// the control task, which every host shares. Ordinary files cost nothing here (rules without a
+/// wildcard are never charged) or a few KB a check (tens of `/*…` rules against a 100-octet
+/// path): hundreds of checks a second.
+pub const DEFAULT_ROBOTS_SCAN_RATE: u64 = 4 << 20;
+
+/// The least [`CrawlConfig::robots_scan_rate`]: a quarter of
+/// [`freshet_robots::MATCH_WORK_LIMIT`], so that the allowance (8 seconds' worth) holds a whole
+/// check beside the reserve (half of it).
+pub const MIN_ROBOTS_SCAN_RATE: u64 = freshet_robots::MATCH_WORK_LIMIT as u64 / 4;
+
 /// A crawl's settings. [`CrawlConfig::new`] gives the defaults.
 #[derive(Clone, Debug)]
 pub struct CrawlConfig {
@@ -68,6 +81,13 @@ pub struct CrawlConfig {
     pub change_rate_prior: f64,
     /// How long robots.txt answers are obeyed (RFC 9309 §2.4: 24 h).
     pub robots_cache: CachePolicy,
+    /// The octets of paths per second that one host's robots.txt rules may scan over all its
+    /// checks (the rules with a wildcard scan the path; see `hosts::ScanAllowance`); a check
+    /// that cannot be afforded waits, it is never skipped or guessed. Default 4 MiB a second
+    /// ([`DEFAULT_ROBOTS_SCAN_RATE`]); at least a quarter of
+    /// [`freshet_robots::MATCH_WORK_LIMIT`] (so that the allowance, 8 seconds' worth, holds a
+    /// whole check beside the reserve kept for checks before fetches).
+    pub robots_scan_rate: u64,
     /// How long a host is left alone after a 429 or 503 without a usable `Retry-After`.
     pub default_back_off: Duration,
     /// How many times a page may be answered 429/503 before the crawl gives up on it.
@@ -126,6 +146,7 @@ impl CrawlConfig {
             max_in_flight_per_host: 1,
             change_rate_prior: 1.0 / DAY,
             robots_cache: CachePolicy::default(),
+            robots_scan_rate: DEFAULT_ROBOTS_SCAN_RATE,
             default_back_off: Duration::from_secs(60),
             max_back_offs: 5,
             warc_max_file_bytes: freshet_warc::DEFAULT_MAX_FILE_BYTES,
@@ -196,6 +217,13 @@ impl CrawlConfig {
                 "a user agent starting with a product token ([a-zA-Z_-]+)",
             );
         }
+        if self.robots_scan_rate < MIN_ROBOTS_SCAN_RATE {
+            return bad(
+                "robots_scan_rate",
+                self.robots_scan_rate.to_string(),
+                "at least 262144, a quarter of MATCH_WORK_LIMIT (octets a second)",
+            );
+        }
         self.robots_cache.validate().or_else(|_| {
             bad("robots_cache", format!("{:?}", self.robots_cache), "finite, positive durations")
         })
@@ -217,5 +245,21 @@ impl CrawlConfig {
     #[must_use]
     pub fn log_path(&self) -> PathBuf {
         self.data_dir.join("crawl.jsonl")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_robots_scan_rate_too_low_for_one_check_is_named() {
+        let mut config = CrawlConfig::new("/nonexistent");
+        assert!(config.validate().is_ok());
+        config.robots_scan_rate = MIN_ROBOTS_SCAN_RATE;
+        assert!(config.validate().is_ok());
+        config.robots_scan_rate = MIN_ROBOTS_SCAN_RATE - 1;
+        let error = config.validate().map(|()| String::new()).unwrap_or_else(|error| error.to_string());
+        assert!(error.contains("robots_scan_rate") && error.contains("262143"), "{error}");
     }
 }

@@ -88,6 +88,16 @@
 //! rules arrive, and every page again when it is picked. Each skip is a `skipped` log line and
 //! the URL stays in the seen set, never due. robots.txt responses are archived in WARC too.
 //!
+//! A check costs little for ordinary rules, but a hostile file (thousands of `*` rules) against
+//! long paths makes each check scan up to [`freshet_robots::MATCH_WORK_LIMIT`] (1 MiB; past it
+//! the URL is too complex to check, and not fetched), and one page can link a thousand such
+//! URLs. So each host's checks share an allowance of octets scanned,
+//! [`CrawlConfig::robots_scan_rate`] a second (4 MiB) saved up to 8 seconds' worth, half of it
+//! kept for the checks just before fetches: a check the allowance cannot afford waits (a link
+//! found is scheduled and checked when picked; a page picked hands its host's slot back until
+//! the allowance holds a whole check), and [`CrawlSummary::robots_deferred`] counts those
+//! waits. No URL is skipped or fetched for want of allowance.
+//!
 //! # Sitemaps
 //! When a host's robots.txt has been fetched with rules, the sitemaps its `Sitemap:` lines name
 //! (a relative one resolved against the robots.txt) are queued for the host, once per host and
@@ -186,7 +196,7 @@ mod log;
 pub mod revisit;
 
 pub use admin::{Admin, CrawlStatus, ExplainError, HostStatus, PageReport};
-pub use config::{CrawlConfig, DAY, DEFAULT_MAX_DEPTH};
+pub use config::{CrawlConfig, DAY, DEFAULT_MAX_DEPTH, DEFAULT_ROBOTS_SCAN_RATE, MIN_ROBOTS_SCAN_RATE};
 pub use crawler::{CrawlSummary, Crawler, StopReason};
 pub use error::{CrawlError, Result};
 pub use importance::Importance;

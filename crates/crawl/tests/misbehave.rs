@@ -202,6 +202,10 @@ async fn misbehaving_hosts_are_contained_and_logged_while_the_rest_of_the_web_is
     // and a host that resets every page would otherwise keep this crawl for minutes. Retries
     // that succeed are `crawl.rs`'s `a_one_pass_crawl_retries_what_may_pass…`.
     config.max_failures = 2;
+    // robots-costly: an allowance of 8 MiB and 1 MiB a second for its checks, each of which
+    // reaches the 1 MiB bound: its 20 long links are checked within seconds, some of them only
+    // after waiting (the other hosts' rules cost nothing).
+    config.robots_scan_rate = 1 << 20;
     let cap = config.fetch.max_body_bytes;
     let max_redirects = config.fetch.max_redirects;
     let max_failures = config.max_failures as usize;
@@ -365,6 +369,23 @@ async fn misbehaving_hosts_are_contained_and_logged_while_the_rest_of_the_web_is
         let root = line(&lines, &web, kind, "/");
         assert_eq!((root.kind, root.outcome.as_str()), (LogKind::Skipped, "robots-unreachable"));
     }
+
+    // robots.txt too costly to check against the host's long paths: none of them is requested
+    // (a URL that could not be checked is not fetched), each is logged once as disallowed, with
+    // why; the host's ordinary pages are fetched; and the checks that the host's allowance
+    // could not afford at once waited instead of taking the crawl's CPU.
+    let requests = requests_to(&log, RobotsCostly);
+    assert!(requests.iter().all(|e| !e.path.starts_with("/long/")), "{requests:?}");
+    for path in freshet_testweb::costly_paths() {
+        let skipped = line(&lines, &web, RobotsCostly, &path);
+        assert_eq!((skipped.kind, skipped.outcome.as_str()), (LogKind::Skipped, "robots-disallowed"));
+        assert!(detail(skipped).starts_with("robots.txt too complex to check"), "{skipped:?}");
+    }
+    for path in ["/", "/page/1", "/page/5"] {
+        let page = line(&lines, &web, RobotsCostly, path);
+        assert_eq!((page.outcome.as_str(), page.status), ("ok", Some(200)), "{page:?}");
+    }
+    assert!(summary.robots_deferred > 0, "{summary:?}");
     web.shutdown().await.unwrap();
 }
 

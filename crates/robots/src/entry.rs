@@ -27,7 +27,7 @@
 //! when it is up. A longer `ttl` is the caller's choice, not the RFC's.
 
 use crate::error::RobotsError;
-use crate::robots::{Check, RobotsTxt};
+use crate::robots::{Check, MATCH_WORK_LIMIT, RobotsTxt};
 use crate::status::FetchOutcome;
 use std::time::Duration;
 
@@ -117,8 +117,15 @@ impl Access<'_> {
     /// [`Access::is_allowed`], telling a disallowing rule from a check too costly to finish
     /// ([`Check::TooComplex`]).
     pub fn check(&self, agent: &str, path_and_query: &str) -> Check {
+        let mut allowance = MATCH_WORK_LIMIT;
+        self.check_within(agent, path_and_query, &mut allowance)
+    }
+
+    /// [`Access::check`] within the caller's bound on the octets the rules scan, reduced by
+    /// what they scanned (see [`crate::Group::check_within`]).
+    pub fn check_within(&self, agent: &str, path_and_query: &str, allowance: &mut usize) -> Check {
         match self {
-            Self::Rules(robots) => robots.check(agent, path_and_query),
+            Self::Rules(robots) => robots.check_within(agent, path_and_query, allowance),
             Self::AllowAll => Check::Allowed,
             Self::DisallowAll => Check::Disallowed,
         }

@@ -44,8 +44,10 @@
 //!   times the path. Each wildcard piece is searched in time linear in the path, and a check
 //!   that would scan more than [`MATCH_WORK_LIMIT`] octets of the path over the rules it tries
 //!   stops: [`Check::TooComplex`], which counts as not allowed (a crawler does not fetch what
-//!   it could not check). Product tokens are found by a binary search, so a file naming tens
-//!   of thousands of them costs a lookup, not a scan.
+//!   it could not check). [`RobotsTxt::check_within`] takes the caller's bound instead and
+//!   charges it what the check scanned, so that a crawler can bound many checks together
+//!   (freshet's crawl gives each host an allowance a second). Product tokens are found by a
+//!   binary search, so a file naming tens of thousands of them costs a lookup, not a scan.
 //!
 //! # Why by hand
 //! The two crates on offer were run against the whole spec suite

@@ -86,7 +86,7 @@ fn precedence(rule: &Rule) -> (std::cmp::Reverse<usize>, Verdict) {
 impl Group {
     /// The rule that decides for the normalised path, if any matches; the outer `None` when
     /// trying the rules would scan more than [`MATCH_WORK_LIMIT`] octets of the path.
-    fn deciding_rule(&self, path: &[u8]) -> Option<Option<&Rule>> {
+    fn deciding_rule(&self, path: &[u8], budget: &mut usize) -> Option<Option<&Rule>> {
         fn first_match<'a>(rules: &'a [Rule], path: &[u8], budget: &mut usize) -> Option<Option<&'a Rule>> {
             for rule in rules {
                 if rule.pattern.matches_within(path, budget)? {
@@ -95,31 +95,30 @@ impl Group {
             }
             Some(None)
         }
-        let mut budget = MATCH_WORK_LIMIT;
         if self.starts.is_empty() {
-            return first_match(&self.rules, path, &mut budget);
+            return first_match(&self.rules, path, budget);
         }
         let bucketed = match path {
             [b'/', octet, ..] => {
                 let bucket = usize::from(*octet);
-                first_match(&self.rules[self.starts[bucket]..self.starts[bucket + 1]], path, &mut budget)?
+                first_match(&self.rules[self.starts[bucket]..self.starts[bucket + 1]], path, budget)?
             }
             _ => None,
         };
-        let unbucketed = first_match(&self.rules[self.starts[256]..self.starts[257]], path, &mut budget)?;
+        let unbucketed = first_match(&self.rules[self.starts[256]..self.starts[257]], path, budget)?;
         Some(match (bucketed, unbucketed) {
             (Some(a), Some(b)) => Some(if precedence(b) < precedence(a) { b } else { a }),
             (a, b) => a.or(b),
         })
     }
 
-    /// The check of a normalised path under these rules.
-    fn check_normalized(&self, path: &[u8]) -> Check {
+    /// The check of a normalised path under these rules, scanning at most `allowance` octets.
+    fn check_normalized(&self, path: &[u8], allowance: &mut usize) -> Check {
         if path == b"/robots.txt" {
             // "The /robots.txt URI is implicitly allowed." (RFC 9309 §2.2.2)
             return Check::Allowed;
         }
-        match self.deciding_rule(path) {
+        match self.deciding_rule(path, allowance) {
             None => Check::TooComplex,
             Some(Some(rule)) if rule.verdict == Verdict::Disallow => Check::Disallowed,
             Some(_) => Check::Allowed,
@@ -129,7 +128,18 @@ impl Group {
     /// Whether `path_and_query` (a URL's path and query, e.g. `/a/b?c=d`) may be fetched
     /// under these rules (no matching rule means allowed), or [`Check::TooComplex`].
     pub fn check(&self, path_and_query: &str) -> Check {
-        self.check_normalized(&normalize_path(path_and_query))
+        let mut allowance = MATCH_WORK_LIMIT;
+        self.check_within(path_and_query, &mut allowance)
+    }
+
+    /// [`Group::check`] under the caller's bound: the rules may scan at most `*allowance`
+    /// octets of the path ([`MATCH_WORK_LIMIT`] in `check`), and `*allowance` is reduced by
+    /// what they scanned, so that a caller can bound the work of many checks together (the
+    /// crawler gives each host an allowance that refills over time). [`Check::TooComplex`]
+    /// when the next rule to try would scan more than what is left; that rule scans nothing.
+    /// Rules without a wildcard are never charged (a prefix needs no scan).
+    pub fn check_within(&self, path_and_query: &str, allowance: &mut usize) -> Check {
+        self.check_normalized(&normalize_path(path_and_query), allowance)
     }
 
     /// Whether `path_and_query` may be fetched: [`Group::check`] is [`Check::Allowed`] (a
@@ -331,6 +341,23 @@ impl RobotsTxt {
     /// to finish ([`Check::TooComplex`]).
     pub fn check(&self, agent: &str, path_and_query: &str) -> Check {
         self.group(agent).check(path_and_query)
+    }
+
+    /// [`RobotsTxt::check`] within the caller's bound on the octets scanned, reduced by what
+    /// the check scanned (see [`Group::check_within`]).
+    ///
+    /// ```
+    /// use freshet_robots::{Check, RobotsTxt};
+    /// let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /*.php\n");
+    /// let mut allowance = 100;
+    /// assert_eq!(robots.check_within("freshet", "/a/b.php", &mut allowance), Check::Disallowed);
+    /// assert_eq!(allowance, 100 - "a/b.php".len());
+    /// let mut allowance = 3;
+    /// assert_eq!(robots.check_within("freshet", "/a/b.php", &mut allowance), Check::TooComplex);
+    /// assert_eq!(allowance, 3);
+    /// ```
+    pub fn check_within(&self, agent: &str, path_and_query: &str, allowance: &mut usize) -> Check {
+        self.group(agent).check_within(path_and_query, allowance)
     }
 
     /// The `Crawl-delay` for `agent`, from its group (see [`RobotsTxt::group`]).
@@ -550,5 +577,39 @@ mod tests {
         let robots = RobotsTxt::parse(b"user-agent: *\ndisallow: /caf\xE9\n");
         assert!(!robots.is_allowed("x", "/caf%E9"));
         assert!(robots.is_allowed("x", "/caf"));
+    }
+
+    proptest::proptest! {
+        /// A check within an allowance charges exactly what it scanned: given that much it
+        /// gives the unbounded answer and leaves nothing, given one octet less it stops
+        /// ([`Check::TooComplex`]), and a check that scans nothing is never stopped.
+        #[test]
+        fn an_allowance_is_charged_exactly(
+            rules in proptest::collection::vec(
+                (proptest::bool::ANY, "/[ab*]{0,4}[ab]{0,2}[$]?"), 0..40),
+            path in "/[ab/]{0,60}",
+        ) {
+            let mut body = String::from("user-agent: *\n");
+            for (allow, pattern) in &rules {
+                body.push_str(&format!("{}: {pattern}\n", if *allow { "allow" } else { "disallow" }));
+            }
+            let robots = RobotsTxt::parse(body.as_bytes());
+            let mut unbounded = usize::MAX;
+            let answer = robots.check_within("x", &path, &mut unbounded);
+            proptest::prop_assert_ne!(answer, Check::TooComplex);
+            let charged = usize::MAX - unbounded;
+            proptest::prop_assert!(charged <= rules.len() * path.len());
+            proptest::prop_assert_eq!(answer, robots.check("x", &path));
+            let mut exact = charged;
+            proptest::prop_assert_eq!(robots.check_within("x", &path, &mut exact), answer);
+            proptest::prop_assert_eq!(exact, 0);
+            if charged > 0 {
+                let mut short = charged - 1;
+                proptest::prop_assert_eq!(robots.check_within("x", &path, &mut short), Check::TooComplex);
+            } else {
+                let mut none = 0;
+                proptest::prop_assert_eq!(robots.check_within("x", &path, &mut none), answer);
+            }
+        }
     }
 }

@@ -56,6 +56,9 @@ pub use error::{Result, TestwebError};
 pub use freshet_sim::ChangeProcess;
 pub use freshness::{Fetch, Freshness, freshness};
 pub use log::{LogEntry, RequestLog};
-pub use misbehave::{Misbehaviour, MisbehaviourSettings};
+pub use misbehave::{
+    COSTLY_PATH_OCTETS, COSTLY_PATHS, COSTLY_RULES, Misbehaviour, MisbehaviourSettings, costly_paths,
+    costly_robots_txt,
+};
 pub use server::{ServerConfig, TestWeb};
 pub use web::{DOMAIN, PageInfo, Web, WebConfig};

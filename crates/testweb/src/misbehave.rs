@@ -15,10 +15,12 @@
 //! | `bad-encoding` | invalid UTF-8 labelled UTF-8, Latin-1 by header and by `<meta>`, HTML labelled `image/png`, binary labelled `text/html`, no `Content-Type` |
 //! | `robots-timeout` | robots.txt answers only after `robots_hang` (1 hour) |
 //! | `robots-500` | robots.txt answers 500 |
+//! | `robots-costly` | robots.txt of [`COSTLY_RULES`] wildcard rules `Disallow: /*aaa…ab<n>` ([`costly_robots_txt`]), which every path must be scanned against, and `/` links [`costly_paths`]: paths of [`COSTLY_PATH_OCTETS`] that make each check scan megabytes |
 //!
 //! robots.txt of every other kind allows everything. Each host's `/` links its special paths
 //! and five ordinary pages `/page/1…5`, which never change.
 
+use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::error::{Result, TestwebError};
@@ -51,11 +53,13 @@ pub enum Misbehaviour {
     RobotsTimeout,
     /// robots.txt that answers 500.
     Robots500,
+    /// robots.txt whose rules are costly to check against the long paths the host links.
+    RobotsCostly,
 }
 
 impl Misbehaviour {
     /// Every kind, in the order of the table above.
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 13] = [
         Self::Slow,
         Self::SlowBody,
         Self::RateLimit,
@@ -68,6 +72,7 @@ impl Misbehaviour {
         Self::BadEncoding,
         Self::RobotsTimeout,
         Self::Robots500,
+        Self::RobotsCostly,
     ];
 
     /// The kind's name, as `--misbehave` takes it.
@@ -86,6 +91,7 @@ impl Misbehaviour {
             Self::BadEncoding => "bad-encoding",
             Self::RobotsTimeout => "robots-timeout",
             Self::Robots500 => "robots-500",
+            Self::RobotsCostly => "robots-costly",
         }
     }
 
@@ -125,6 +131,42 @@ impl Misbehaviour {
         kinds.dedup();
         Ok(kinds)
     }
+}
+
+/// `robots-costly`: the wildcard rules of its robots.txt.
+pub const COSTLY_RULES: usize = 10_000;
+
+/// `robots-costly`: how many long paths its pages link.
+pub const COSTLY_PATHS: usize = 20;
+
+/// `robots-costly`: the length of each long path, in octets.
+pub const COSTLY_PATH_OCTETS: usize = 2_000;
+
+/// `robots-costly`'s robots.txt: `Disallow: /private`, then [`COSTLY_RULES`] rules
+/// `Disallow: /*` + 30 `a`s + `b<n>` (420 KB, under RFC 9309's 500 KiB). None matches a path of
+/// `a`s, but each must scan it: [`COSTLY_PATH_OCTETS`] octets × [`COSTLY_RULES`] rules is 20 MB
+/// a check, the shape of a hostile file (freshet-robots' `MATCH_WORK_LIMIT`).
+#[must_use]
+pub fn costly_robots_txt() -> String {
+    let mut body = String::from("User-agent: *\nDisallow: /private\n");
+    let stem = "a".repeat(30);
+    for rule in 0..COSTLY_RULES {
+        let _ = writeln!(body, "Disallow: /*{stem}b{rule}");
+    }
+    body
+}
+
+/// `robots-costly`'s long paths: `/long/{k}/` then `a`s, [`COSTLY_PATH_OCTETS`] octets in all,
+/// for `k` in `0..COSTLY_PATHS`.
+#[must_use]
+pub fn costly_paths() -> Vec<String> {
+    (0..COSTLY_PATHS)
+        .map(|k| {
+            let head = format!("/long/{k}/");
+            let tail = "a".repeat(COSTLY_PATH_OCTETS.saturating_sub(head.len()));
+            head + &tail
+        })
+        .collect()
 }
 
 /// Sizes and durations of the misbehaviours. The defaults suit a crawler in real time; tests
@@ -179,7 +221,7 @@ mod tests {
             assert_eq!(Misbehaviour::from_host(&kind.host_name()), Some(kind));
             assert_eq!(Misbehaviour::parse_list(kind.name()).unwrap(), vec![kind]);
         }
-        assert_eq!(Misbehaviour::parse_list("all").unwrap().len(), 12);
+        assert_eq!(Misbehaviour::parse_list("all").unwrap().len(), 13);
         assert_eq!(
             Misbehaviour::parse_list("huge, slow,huge").unwrap(),
             vec![Misbehaviour::Slow, Misbehaviour::Huge]

@@ -272,6 +272,23 @@ async fn broken_robots_txt() {
 
     assert_eq!(get(&client, &url(&web, Misbehaviour::Robots500, "/robots.txt")).await.0, 500);
     assert_eq!(get(&client, &url(&web, Misbehaviour::Robots500, "/page/1")).await.0, 200);
+
+    // robots-costly: its rules, under RFC 9309's 500 KiB, and the long paths its pages link.
+    let costly = Misbehaviour::RobotsCostly;
+    let (status, _, robots) = get(&client, &url(&web, costly, "/robots.txt")).await;
+    assert_eq!(status, 200);
+    assert_eq!(robots, freshet_testweb::costly_robots_txt());
+    assert!(robots.len() < 500 << 10 && robots.lines().count() == freshet_testweb::COSTLY_RULES + 2);
+    let (status, _, root) = get(&client, &url(&web, costly, "/")).await;
+    assert_eq!(status, 200);
+    let paths = freshet_testweb::costly_paths();
+    assert_eq!(paths.len(), freshet_testweb::COSTLY_PATHS);
+    for path in &paths {
+        assert_eq!(path.len(), freshet_testweb::COSTLY_PATH_OCTETS);
+        assert!(root.contains(&format!("href=\"{path}\"")), "{path}");
+    }
+    assert_eq!(get(&client, &url(&web, costly, &paths[7])).await.0, 200);
+    assert_eq!(get(&client, &url(&web, costly, "/long/7/a")).await.0, 404);
 }
 
 #[tokio::test]

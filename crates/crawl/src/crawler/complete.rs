@@ -448,7 +448,7 @@ impl Crawler {
             let Some(stored) = stored.filter(|stored| stored.record.next_due.is_some()) else { continue };
             let url = parse_stored(&stored)?;
             let state = self.host_mut(job.host)?;
-            match state.verdict(&agent, freshet_url::path_and_query(&url), now) {
+            match state.early_verdict(&agent, freshet_url::path_and_query(&url), now) {
                 verdict @ (Verdict::Disallowed
                 | Verdict::TooComplex
                 | Verdict::Refused
@@ -456,7 +456,8 @@ impl Crawler {
                     self.skip(page, &url, verdict)?;
                 }
                 Verdict::Unknown | Verdict::WaitUntil(_) => state.unchecked.push(page),
-                Verdict::Allowed => {}
+                // Checked when it is due, as every page is.
+                Verdict::Allowed | Verdict::Deferred(_) => {}
             }
         }
         self.queue_robots_sitemaps(job.host)

@@ -67,6 +67,10 @@ pub struct CrawlSummary {
     pub refused: u64,
     /// New URLs not admitted because their host had `host_quota` pages already.
     pub over_quota: u64,
+    /// Page starts put off because their host's robots.txt checks had used up the host's
+    /// allowance of octets scanned (a robots.txt of wildcard rules against long paths; see
+    /// `hosts::ScanAllowance`): the page was checked, and fetched if allowed, later.
+    pub robots_deferred: u64,
     /// New URLs admitted to the frontier (seeds included).
     pub discovered: u64,
     /// Body bytes received.
@@ -213,6 +217,7 @@ impl Crawler {
                 skipped: 0,
                 refused: 0,
                 over_quota: 0,
+                robots_deferred: 0,
                 discovered: 0,
                 bytes: 0,
                 recovered_in_flight,
@@ -314,7 +319,8 @@ impl Crawler {
         if self.hosts.len() <= index {
             self.hosts.resize_with(index + 1, || None);
         }
-        let mut state = HostState::new(robots_url, delay);
+        let scan_rate = usize::try_from(self.config.robots_scan_rate).unwrap_or(usize::MAX);
+        let mut state = HostState::new(robots_url, delay, scan_rate);
         // A delay raised by pushbacks in an earlier run resumes, above the configured floor.
         state.capacity = crate::capacity::HostCapacity::resumed(self.config.delay, delay);
         // A host of an earlier run: the previous run's last request plus its delay, saved when
@@ -514,6 +520,13 @@ impl Crawler {
                 self.scheduler.fetched(page, Done::BackOff { retry_after: (at - now).max(0.0) }, now)?;
                 return Ok(());
             }
+            // The host's robots.txt checks used up their allowance: the host waits until a full
+            // check can be afforded, and the page is checked then.
+            Verdict::Deferred(at) => {
+                self.summary.robots_deferred += 1;
+                self.scheduler.fetched(page, Done::BackOff { retry_after: (at - now).max(0.0) }, now)?;
+                return Ok(());
+            }
             Verdict::Disallowed | Verdict::TooComplex | Verdict::Refused | Verdict::GivenUp => {
                 self.skip(page, &url, verdict)?;
                 return self.scheduler.fetched(page, Done::Failed, now).map_err(Into::into);
@@ -670,7 +683,7 @@ impl Crawler {
             };
             let agent = self.agent.clone();
             let verdict =
-                self.host_mut(admission.host)?.verdict(&agent, freshet_url::path_and_query(url), now);
+                self.host_mut(admission.host)?.early_verdict(&agent, freshet_url::path_and_query(url), now);
             followed.push(!matches!(
                 verdict,
                 Verdict::Disallowed | Verdict::TooComplex | Verdict::Refused | Verdict::GivenUp
@@ -695,7 +708,7 @@ impl Crawler {
                     continue;
                 }
                 Verdict::Unknown => self.host_mut(admission.host)?.unchecked.push(admission.page),
-                Verdict::Allowed | Verdict::WaitUntil(_) => {}
+                Verdict::Allowed | Verdict::WaitUntil(_) | Verdict::Deferred(_) => {}
             }
             let (weight, change_rate) = self.initial_parameters(admission.page, admission.host, url.as_str());
             self.scheduler.add(admission.page, admission.host, weight, change_rate, now)?;

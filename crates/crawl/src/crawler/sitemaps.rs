@@ -129,8 +129,13 @@ impl Crawler {
                 }
                 Verdict::Disallowed => disallowed.push((url, None)),
                 Verdict::TooComplex => disallowed.push((url, Some(super::too_complex_detail()))),
-                // The rules are no longer known: the sitemap waits for the host's next turn.
-                Verdict::Unknown | Verdict::WaitUntil(_) | Verdict::Refused | Verdict::GivenUp => {
+                // The rules are no longer known, or the host's checks must wait: the sitemap
+                // waits for the host's next turn.
+                Verdict::Unknown
+                | Verdict::WaitUntil(_)
+                | Verdict::Deferred(_)
+                | Verdict::Refused
+                | Verdict::GivenUp => {
                     state.sitemaps.queue.push_front(url);
                     break;
                 }

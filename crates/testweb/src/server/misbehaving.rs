@@ -46,11 +46,21 @@ pub(super) fn respond(state: &AppState, kind: Misbehaviour, uri: &Uri, now: Syst
                 .into_response(),
         ),
         Misbehaviour::BadEncoding => bad_encoding(kind, path),
+        Misbehaviour::RobotsCostly if path.starts_with("/long/") => {
+            if crate::misbehave::costly_paths().iter().any(|long| long == path) {
+                Reply::new(
+                    ([(header::CONTENT_TYPE, HTML)], "<!DOCTYPE html>\n<p>A long path.</p>\n")
+                        .into_response(),
+                )
+            } else {
+                Reply::new(not_found("no such page"))
+            }
+        }
         _ => ordinary(kind, path),
     }
 }
 
-/// robots.txt: allow everything, except on the two robots kinds.
+/// robots.txt: allow everything, except on the three robots kinds.
 fn robots(state: &AppState, kind: Misbehaviour) -> Reply {
     let allow_all = || ([(header::CONTENT_TYPE, "text/plain")], "User-agent: *\nDisallow:\n").into_response();
     match kind {
@@ -60,13 +70,16 @@ fn robots(state: &AppState, kind: Misbehaviour) -> Reply {
         Misbehaviour::Robots500 => {
             Reply::new((StatusCode::INTERNAL_SERVER_ERROR, "robots.txt broke\n").into_response())
         }
+        Misbehaviour::RobotsCostly => Reply::new(
+            ([(header::CONTENT_TYPE, "text/plain")], crate::misbehave::costly_robots_txt()).into_response(),
+        ),
         _ => Reply::new(allow_all()),
     }
 }
 
 /// The special paths each kind links from its root.
-fn special_paths(kind: Misbehaviour) -> &'static [&'static str] {
-    match kind {
+fn special_paths(kind: Misbehaviour) -> Vec<String> {
+    let fixed: &[&str] = match kind {
         Misbehaviour::RedirectLoop => &["/loop/a", "/self", "/chain/0"],
         Misbehaviour::Calendar => &["/cal/2026/1"],
         Misbehaviour::Huge => &["/big"],
@@ -74,8 +87,10 @@ fn special_paths(kind: Misbehaviour) -> &'static [&'static str] {
         Misbehaviour::BadEncoding => {
             &["/invalid-utf8", "/latin1", "/latin1-meta", "/html-as-png", "/binary-as-html", "/no-type"]
         }
+        Misbehaviour::RobotsCostly => return crate::misbehave::costly_paths(),
         _ => &[],
-    }
+    };
+    fixed.iter().map(|path| (*path).to_owned()).collect()
 }
 
 /// `/` and `/page/1…5` of a misbehaving host: static HTML linking each other; else 404.
@@ -93,9 +108,7 @@ fn ordinary(kind: Misbehaviour, path: &str) -> Reply {
         kind.host_name(),
         kind.name()
     );
-    for href in
-        special_paths(kind).iter().map(|p| (*p).to_string()).chain((1..=5).map(|n| format!("/page/{n}")))
-    {
+    for href in special_paths(kind).into_iter().chain((1..=5).map(|n| format!("/page/{n}"))) {
         let _ = writeln!(html, "<li><a href=\"{href}\">{href}</a></li>");
     }
     html.push_str("<li><a href=\"/\">home</a></li>\n</ul>\n</body>\n</html>\n");
