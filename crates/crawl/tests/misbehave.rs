@@ -185,6 +185,7 @@ fn settings() -> MisbehaviourSettings {
         rate_limit_interval: Duration::from_millis(300),
         error_period: Duration::from_secs(3),
         error_burst: Duration::from_secs(2),
+        costly_paths: 20,
         ..MisbehaviourSettings::default()
     }
 }
@@ -376,7 +377,7 @@ async fn misbehaving_hosts_are_contained_and_logged_while_the_rest_of_the_web_is
     // could not afford at once waited instead of taking the crawl's CPU.
     let requests = requests_to(&log, RobotsCostly);
     assert!(requests.iter().all(|e| !e.path.starts_with("/long/")), "{requests:?}");
-    for path in freshet_testweb::costly_paths() {
+    for path in freshet_testweb::costly_paths(settings().costly_paths) {
         let skipped = line(&lines, &web, RobotsCostly, &path);
         assert_eq!((skipped.kind, skipped.outcome.as_str()), (LogKind::Skipped, "robots-disallowed"));
         assert!(detail(skipped).starts_with("robots.txt too complex to check"), "{skipped:?}");

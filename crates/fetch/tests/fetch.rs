@@ -32,6 +32,7 @@ fn settings() -> MisbehaviourSettings {
         huge_bytes: 100 << 20,
         bomb_bytes: 64 << 20,
         robots_hang: Duration::from_millis(500),
+        costly_paths: 20,
     }
 }
 

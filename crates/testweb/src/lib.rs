@@ -57,8 +57,7 @@ pub use freshet_sim::ChangeProcess;
 pub use freshness::{Fetch, Freshness, freshness};
 pub use log::{LogEntry, RequestLog};
 pub use misbehave::{
-    COSTLY_PATH_OCTETS, COSTLY_PATHS, COSTLY_RULES, Misbehaviour, MisbehaviourSettings, costly_paths,
-    costly_robots_txt,
+    COSTLY_PATH_OCTETS, COSTLY_RULES, Misbehaviour, MisbehaviourSettings, costly_paths, costly_robots_txt,
 };
 pub use server::{ServerConfig, TestWeb};
 pub use web::{DOMAIN, PageInfo, Web, WebConfig};

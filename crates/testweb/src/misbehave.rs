@@ -15,7 +15,7 @@
 //! | `bad-encoding` | invalid UTF-8 labelled UTF-8, Latin-1 by header and by `<meta>`, HTML labelled `image/png`, binary labelled `text/html`, no `Content-Type` |
 //! | `robots-timeout` | robots.txt answers only after `robots_hang` (1 hour) |
 //! | `robots-500` | robots.txt answers 500 |
-//! | `robots-costly` | robots.txt of [`COSTLY_RULES`] wildcard rules `Disallow: /*aaa…ab<n>` ([`costly_robots_txt`]), which every path must be scanned against, and `/` links [`costly_paths`]: paths of [`COSTLY_PATH_OCTETS`] that make each check scan megabytes |
+//! | `robots-costly` | robots.txt of [`COSTLY_RULES`] wildcard rules `Disallow: /*aaa…ab<n>` ([`costly_robots_txt`]), which every path must be scanned against, and its pages link `costly_paths` (1,000) [`costly_paths`]: paths of [`COSTLY_PATH_OCTETS`] that make each check scan megabytes |
 //!
 //! robots.txt of every other kind allows everything. Each host's `/` links its special paths
 //! and five ordinary pages `/page/1…5`, which never change.
@@ -136,9 +136,6 @@ impl Misbehaviour {
 /// `robots-costly`: the wildcard rules of its robots.txt.
 pub const COSTLY_RULES: usize = 10_000;
 
-/// `robots-costly`: how many long paths its pages link.
-pub const COSTLY_PATHS: usize = 20;
-
 /// `robots-costly`: the length of each long path, in octets.
 pub const COSTLY_PATH_OCTETS: usize = 2_000;
 
@@ -157,10 +154,10 @@ pub fn costly_robots_txt() -> String {
 }
 
 /// `robots-costly`'s long paths: `/long/{k}/` then `a`s, [`COSTLY_PATH_OCTETS`] octets in all,
-/// for `k` in `0..COSTLY_PATHS`.
+/// for `k` in `0..count` ([`MisbehaviourSettings::costly_paths`]).
 #[must_use]
-pub fn costly_paths() -> Vec<String> {
-    (0..COSTLY_PATHS)
+pub fn costly_paths(count: usize) -> Vec<String> {
+    (0..count)
         .map(|k| {
             let head = format!("/long/{k}/");
             let tail = "a".repeat(COSTLY_PATH_OCTETS.saturating_sub(head.len()));
@@ -191,6 +188,8 @@ pub struct MisbehaviourSettings {
     pub bomb_bytes: u64,
     /// `robots-timeout`: how long robots.txt takes.
     pub robots_hang: Duration,
+    /// `robots-costly`: how many long paths each of its pages links.
+    pub costly_paths: usize,
 }
 
 impl Default for MisbehaviourSettings {
@@ -205,6 +204,7 @@ impl Default for MisbehaviourSettings {
             huge_bytes: 100 << 20,
             bomb_bytes: 1 << 30,
             robots_hang: Duration::from_secs(3600),
+            costly_paths: 1_000,
         }
     }
 }

@@ -21,6 +21,7 @@ fn settings() -> MisbehaviourSettings {
         huge_bytes: 100 << 20,
         bomb_bytes: 64 << 20,
         robots_hang: Duration::from_millis(500),
+        costly_paths: 20,
     }
 }
 
@@ -281,8 +282,8 @@ async fn broken_robots_txt() {
     assert!(robots.len() < 500 << 10 && robots.lines().count() == freshet_testweb::COSTLY_RULES + 2);
     let (status, _, root) = get(&client, &url(&web, costly, "/")).await;
     assert_eq!(status, 200);
-    let paths = freshet_testweb::costly_paths();
-    assert_eq!(paths.len(), freshet_testweb::COSTLY_PATHS);
+    let paths = freshet_testweb::costly_paths(settings().costly_paths);
+    assert_eq!(paths.len(), 20);
     for path in &paths {
         assert_eq!(path.len(), freshet_testweb::COSTLY_PATH_OCTETS);
         assert!(root.contains(&format!("href=\"{path}\"")), "{path}");

@@ -46,12 +46,13 @@ pub(super) fn respond(state: &AppState, kind: Misbehaviour, uri: &Uri, now: Syst
                 .into_response(),
         ),
         Misbehaviour::BadEncoding => bad_encoding(kind, path),
-        Misbehaviour::RobotsCostly if path.starts_with("/long/") => {
-            if crate::misbehave::costly_paths().iter().any(|long| long == path) {
-                Reply::new(
-                    ([(header::CONTENT_TYPE, HTML)], "<!DOCTYPE html>\n<p>A long path.</p>\n")
-                        .into_response(),
-                )
+        Misbehaviour::RobotsCostly => {
+            let long_paths = crate::misbehave::costly_paths(state.settings.costly_paths);
+            if !path.starts_with("/long/") {
+                ordinary_linking(kind, path, long_paths)
+            } else if long_paths.iter().any(|long| long == path) {
+                let page = "<!DOCTYPE html>\n<p>A long path.</p>\n";
+                Reply::new(([(header::CONTENT_TYPE, HTML)], page).into_response())
             } else {
                 Reply::new(not_found("no such page"))
             }
@@ -77,9 +78,9 @@ fn robots(state: &AppState, kind: Misbehaviour) -> Reply {
     }
 }
 
-/// The special paths each kind links from its root.
-fn special_paths(kind: Misbehaviour) -> Vec<String> {
-    let fixed: &[&str] = match kind {
+/// The special paths each kind links from its root (robots-costly's: [`respond`]).
+fn special_paths(kind: Misbehaviour) -> &'static [&'static str] {
+    match kind {
         Misbehaviour::RedirectLoop => &["/loop/a", "/self", "/chain/0"],
         Misbehaviour::Calendar => &["/cal/2026/1"],
         Misbehaviour::Huge => &["/big"],
@@ -87,14 +88,17 @@ fn special_paths(kind: Misbehaviour) -> Vec<String> {
         Misbehaviour::BadEncoding => {
             &["/invalid-utf8", "/latin1", "/latin1-meta", "/html-as-png", "/binary-as-html", "/no-type"]
         }
-        Misbehaviour::RobotsCostly => return crate::misbehave::costly_paths(),
         _ => &[],
-    };
-    fixed.iter().map(|path| (*path).to_owned()).collect()
+    }
 }
 
 /// `/` and `/page/1…5` of a misbehaving host: static HTML linking each other; else 404.
 fn ordinary(kind: Misbehaviour, path: &str) -> Reply {
+    ordinary_linking(kind, path, special_paths(kind).iter().map(|path| (*path).to_owned()).collect())
+}
+
+/// [`ordinary`], with `special` the special paths linked.
+fn ordinary_linking(kind: Misbehaviour, path: &str, special: Vec<String>) -> Reply {
     let number = match path {
         "/" => 0,
         _ => match path.strip_prefix("/page/").and_then(|n| n.parse::<u32>().ok()) {
@@ -108,7 +112,7 @@ fn ordinary(kind: Misbehaviour, path: &str) -> Reply {
         kind.host_name(),
         kind.name()
     );
-    for href in special_paths(kind).into_iter().chain((1..=5).map(|n| format!("/page/{n}"))) {
+    for href in special.into_iter().chain((1..=5).map(|n| format!("/page/{n}"))) {
         let _ = writeln!(html, "<li><a href=\"{href}\">{href}</a></li>");
     }
     html.push_str("<li><a href=\"/\">home</a></li>\n</ul>\n</body>\n</html>\n");
