@@ -32,5 +32,5 @@ pub use canonical::{
     SESSION_PARAMETERS, canonicalize, canonicalize_url, origin_key, path_and_query, resolve,
 };
 pub use error::UrlError;
-pub use scope::{Scope, registered_domain};
+pub use scope::{Scope, SeedScope, registered_domain};
 pub use url::Url;

@@ -1,6 +1,7 @@
 //! Registered domains (the public suffix list) and crawl scope: which discovered URLs a crawl
 //! started from a seed may follow.
 
+use std::collections::HashSet;
 use std::net::IpAddr;
 
 use url::{Host, Url};
@@ -77,6 +78,94 @@ impl Scope {
     }
 }
 
+/// The scope of a crawl from many seeds: whether a URL is in [`Scope::in_scope`] of *any* seed,
+/// answered by hash lookups instead of a pass over the seeds.
+///
+/// A crawl checks every link it finds; a seed list of 10^5 hosts (a crawl of the top sites)
+/// made that pass cost 10^5 comparisons per link, and a public-suffix lookup per seed per link
+/// for [`Scope::Domain`] (BENCHMARKS.md, "Scope from many seeds"). The seeds' hosts (and, for
+/// `Domain`, their registered domains) are kept in sets, so a link costs one host lookup and at
+/// most one registered-domain lookup. [`SeedScope::contains`] answers exactly what
+/// `seeds.iter().any(|seed| scope.in_scope(seed, url))` answers (a property test checks it).
+///
+/// ```
+/// use freshet_url::{Scope, SeedScope, canonicalize};
+/// let mut scope = SeedScope::new(Scope::Domain);
+/// scope.add(&canonicalize("https://www.example.co.uk/").unwrap());
+/// assert!(scope.contains(&canonicalize("http://blog.example.co.uk/post").unwrap()));
+/// assert!(!scope.contains(&canonicalize("http://other.co.uk/").unwrap()));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct SeedScope {
+    scope: Scope,
+    /// Some seed has a host (all that [`Scope::Any`] asks of the seeds).
+    any_host: bool,
+    /// The host names that a URL's own host may be: every seed's for [`Scope::Host`]; for
+    /// [`Scope::Domain`], those of the seeds without a registered domain (public suffixes),
+    /// which fall back to their host.
+    names: HashSet<String>,
+    /// The same for the seeds whose host is an IP literal (kept apart from the names, so that
+    /// a lookup borrows the URL's name and allocates nothing).
+    addresses: HashSet<Host<String>>,
+    /// [`Scope::Domain`]: the seeds' registered domains.
+    domains: HashSet<String>,
+}
+
+impl SeedScope {
+    /// No seeds yet: nothing is in scope.
+    #[must_use]
+    pub fn new(scope: Scope) -> Self {
+        Self { scope, ..Self::default() }
+    }
+
+    /// Adds a seed (canonical, see [`crate::canonicalize`]); one without a host adds nothing,
+    /// as it puts nothing in scope.
+    pub fn add(&mut self, seed: &Url) {
+        let Some(host) = seed.host() else { return };
+        self.any_host = true;
+        match (self.scope, &host) {
+            (Scope::Any, _) => {}
+            (Scope::Domain, Host::Domain(name)) if registered_domain(name).is_some() => {
+                if let Some(domain) = registered_domain(name) {
+                    self.domains.insert(domain.to_owned());
+                }
+            }
+            (Scope::Host | Scope::Domain, Host::Domain(name)) => {
+                self.names.insert((*name).to_owned());
+            }
+            (Scope::Host | Scope::Domain, _) => {
+                self.addresses.insert(host.to_owned());
+            }
+        }
+    }
+
+    /// Whether `candidate` (canonical) is in scope of some seed added.
+    #[must_use]
+    pub fn contains(&self, candidate: &Url) -> bool {
+        if !matches!(candidate.scheme(), "http" | "https") {
+            return false;
+        }
+        let Some(host) = candidate.host() else { return false };
+        let same_host = || match &host {
+            Host::Domain(name) => self.names.contains(*name),
+            Host::Ipv4(_) | Host::Ipv6(_) => self.addresses.contains(&host.to_owned()),
+        };
+        match self.scope {
+            Scope::Any => self.any_host,
+            Scope::Host => same_host(),
+            Scope::Domain => {
+                let same_domain = match &host {
+                    Host::Domain(name) if !self.domains.is_empty() => {
+                        registered_domain(name).is_some_and(|domain| self.domains.contains(domain))
+                    }
+                    _ => false,
+                };
+                same_domain || same_host()
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -140,5 +229,53 @@ mod tests {
         let other = url::Url::parse("ftp://a.test/").unwrap();
         assert!(!Scope::Any.in_scope(&seed, &other));
         assert!(!Scope::Host.in_scope(&seed, &other));
+    }
+
+    /// Hosts that meet every rule of [`Scope::in_scope`]: subdomains, public suffixes, the
+    /// private suffix `github.io`, unlisted top-level domains, IP literals, other ports.
+    const URLS: [&str; 19] = [
+        "http://a.test/",
+        "https://www.a.test:8443/x",
+        "http://b.a.test/",
+        "http://co.uk/",
+        "http://www.x.co.uk/",
+        "https://y.x.co.uk/",
+        "http://127.0.0.1/",
+        "http://127.0.0.1:81/",
+        "http://[::1]/",
+        "http://10.0.0.1/",
+        "http://a.github.io/",
+        "http://b.github.io/",
+        "http://github.io/",
+        "http://localhost/",
+        "http://h1.web.test/",
+        "http://h2.web.test/",
+        "http://web.test/",
+        "http://test/",
+        "ftp://a.test/",
+    ];
+
+    fn parse(index: usize) -> Url {
+        // The last is not canonical (another scheme): parsed as it is.
+        canonicalize(URLS[index]).unwrap_or_else(|_| Url::parse(URLS[index]).unwrap())
+    }
+
+    proptest::proptest! {
+        /// The sets answer what the pass over the seeds answers, for every scope.
+        #[test]
+        fn a_seed_scope_is_the_pass_over_its_seeds(
+            seeds in proptest::collection::vec(0..URLS.len(), 0..6),
+            candidate in 0..URLS.len(),
+            scope in proptest::sample::select(vec![Scope::Host, Scope::Domain, Scope::Any]),
+        ) {
+            let seeds: Vec<Url> = seeds.into_iter().map(parse).collect();
+            let mut set = SeedScope::new(scope);
+            for seed in &seeds {
+                set.add(seed);
+            }
+            let candidate = parse(candidate);
+            let expected = seeds.iter().any(|seed| scope.in_scope(seed, &candidate));
+            proptest::prop_assert_eq!(set.contains(&candidate), expected, "{} {:?}", candidate, seeds);
+        }
     }
 }

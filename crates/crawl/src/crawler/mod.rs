@@ -14,7 +14,7 @@ use freshet_frontier::{
 use freshet_schedule::online::{
     Budget, Decision, HostId, OnlineError, Outcome as Done, PageId, Politeness, Scheduler,
 };
-use freshet_url::Url;
+use freshet_url::{SeedScope, Url};
 use freshet_warc::{WarcWriter, WriterOptions};
 use tokio::sync::mpsc;
 use tokio::task::{Id, JoinSet};
@@ -102,7 +102,9 @@ pub struct Crawler {
     warc_dirty: bool,
     log: CrawlLog,
     hosts: Vec<Option<HostState>>,
-    seeds: Vec<Url>,
+    /// What the seeds (this run's and earlier runs') put in scope: a link is checked against
+    /// all of them by hash lookups, not a pass over them.
+    seeds: SeedScope,
     jobs: JoinSet<JobResult>,
     in_flight: HashMap<Id, Job>,
     pending: Vec<Op>,
@@ -192,7 +194,7 @@ impl Crawler {
             warc_dirty: false,
             log,
             hosts: Vec::new(),
-            seeds: Vec::new(),
+            seeds: SeedScope::new(config.scope),
             jobs: JoinSet::new(),
             in_flight: HashMap::new(),
             pending: Vec::new(),
@@ -228,7 +230,9 @@ impl Crawler {
         };
         crawler.rebuild()?;
         let seeds = crawler.config.seeds.clone();
-        crawler.seeds.extend(seeds.iter().cloned());
+        for seed in &seeds {
+            crawler.seeds.add(seed);
+        }
         for seed in seeds {
             crawler.discover(seed, 0, None);
         }
@@ -258,7 +262,7 @@ impl Crawler {
             self.store.remember(&pages);
             for page in pages {
                 if page.record.depth == 0 {
-                    self.seeds.push(parse_stored(&page)?);
+                    self.seeds.add(&parse_stored(&page)?);
                 }
                 let record = &page.record;
                 self.host_mut(record.host)?.pages += 1;
@@ -612,7 +616,7 @@ impl Crawler {
         config.max_depth.is_none_or(|max| depth <= max)
             && (config.include.is_empty() || config.include.iter().any(|pattern| pattern.is_match(text)))
             && !config.exclude.iter().any(|pattern| pattern.is_match(text))
-            && self.seeds.iter().any(|seed| config.scope.in_scope(seed, url))
+            && self.seeds.contains(url)
     }
 
     /// A finished (or aborted, or panicked) job.
