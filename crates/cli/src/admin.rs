@@ -96,6 +96,8 @@ async fn metrics(State(endpoint): State<Endpoint>) -> Response {
     metrics::counter!("freshet_not_ok_total").absolute(status.not_ok);
     metrics::counter!("freshet_bytes_total").absolute(status.bytes);
     metrics::counter!("freshet_discovered_total").absolute(status.discovered);
+    metrics::counter!("freshet_robots_skipped_total").absolute(status.robots_skipped);
+    metrics::counter!("freshet_robots_deferred_total").absolute(status.robots_deferred);
     for host in &status.hosts {
         metrics::gauge!("freshet_host_lambda", "host" => host.host.clone()).set(host.lambda);
     }
@@ -173,6 +175,11 @@ pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         status.in_flight,
         status.discovered,
         status.host_count
+    );
+    println!(
+        "robots.txt          {} URLs not requested (disallowed, too costly to check, host given up); \
+         {} fetches waited for their host's check allowance",
+        status.robots_skipped, status.robots_deferred
     );
     println!("hosts by λ_i (the politeness limits that cost the most freshness):");
     for host in &status.hosts {

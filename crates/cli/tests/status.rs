@@ -83,6 +83,8 @@ fn status_and_explain_read_a_running_crawl() {
         "freshet_expected_freshness",
         "freshet_lambda0",
         "freshet_page_requests_total",
+        "freshet_robots_skipped_total",
+        "freshet_robots_deferred_total",
         "freshet_host_lambda",
     ] {
         assert!(metrics.contains(name), "{name} missing from /metrics:\n{metrics}");

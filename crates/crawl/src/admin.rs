@@ -94,6 +94,12 @@ pub struct CrawlStatus {
     pub bytes: u64,
     /// New URLs admitted in this run.
     pub discovered: u64,
+    /// URLs not requested because of robots.txt, in this run: disallowed, too costly to check,
+    /// or on a host given up for an unreachable robots.txt.
+    pub robots_skipped: u64,
+    /// Page starts put off because their host's robots.txt checks had used up its allowance
+    /// ([`crate::CrawlConfig::robots_scan_rate`]), in this run.
+    pub robots_deferred: u64,
     /// Hosts known to the crawl.
     pub host_count: usize,
     /// The hosts with the highest `λ_i`, highest first.

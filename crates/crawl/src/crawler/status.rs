@@ -77,6 +77,8 @@ impl Crawler {
             not_ok: self.summary.not_ok,
             bytes: self.summary.bytes,
             discovered: self.summary.discovered,
+            robots_skipped: self.summary.skipped,
+            robots_deferred: self.summary.robots_deferred,
             host_count: self.hosts.iter().flatten().count(),
             hosts,
         }
