@@ -173,6 +173,84 @@ fn killed_and_resumed(slots_per_host: u32) {
     runtime.block_on(web.shutdown()).unwrap();
 }
 
+/// A full disk stops the crawl with an error that names the file, and the same crawl resumed
+/// once there is room loses nothing and repeats at most what was in flight; every WARC file
+/// reads to the end. The disk fills by the OS's limit on a file's size (`ulimit -f`, with
+/// SIGXFSZ ignored): a write past it fails as a write to a full disk does (`EFBIG` there,
+/// `ENOSPC` here), without a file system of its own to mount.
+#[test]
+fn a_crawl_stopped_by_a_full_disk_names_the_file_and_resumes_losing_nothing() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let config = ServerConfig {
+        web: WebConfig { hosts: HOSTS, pages: 800, seed: 11, ..WebConfig::default() },
+        ..ServerConfig::default()
+    };
+    let web = runtime
+        .block_on(TestWeb::start("127.0.0.1:0".parse().unwrap(), config, Arc::new(SystemClock::new())))
+        .unwrap();
+    let allowed = allowed_paths(&web);
+    let data = tempfile::tempdir().unwrap();
+    let under_limit = |kib: u32, resume: bool| {
+        Command::new("bash")
+            .args(["-c", "trap '' XFSZ; ulimit -f \"$1\"; shift; exec \"$@\"", "bash"])
+            .arg(kib.to_string())
+            .arg(env!("CARGO_BIN_EXE_freshet"))
+            .args(crawl_args(&web, data.path(), resume, 1))
+            .current_dir(data.path())
+            .output()
+            .unwrap()
+    };
+
+    // No room for the store (redb sets up about 1 MiB): named, and no store left behind, so
+    // that the same command can be run again.
+    let store = data.path().join("frontier.redb");
+    let full = under_limit(600, false);
+    assert!(!full.status.success());
+    let message = stderr(&full);
+    assert!(message.contains(&format!("frontier store {}", store.display())), "{message}");
+    assert!(message.contains("File too large"), "{message}");
+    assert!(!store.exists(), "{message}");
+
+    // Room for the store, not for the WARC file: the crawl stops part way, naming the file.
+    let full = under_limit(1_200, false);
+    assert!(!full.status.success());
+    let message = stderr(&full);
+    assert!(message.contains("WARC: write ") && message.contains("freshet-00000.warc.gz"), "{message}");
+    assert!(message.contains("File too large"), "{message}");
+    let before = page_lines(data.path()).len();
+    assert!(before > 0 && before < allowed.len(), "{before} pages before the disk was full");
+
+    let args = crawl_args(&web, data.path(), true, 1);
+    let resumed = freshet_in(data.path(), &args.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    assert_success(&resumed);
+    assert!(stdout(&resumed).starts_with("nothing left to fetch"), "{}", stdout(&resumed));
+
+    let mut requests: HashMap<String, usize> = HashMap::new();
+    for entry in web.log().entries() {
+        if entry.path != "/robots.txt" && !entry.path.starts_with("/sitemap") {
+            *requests.entry(format!("{}{}", entry.host, entry.path)).or_default() += 1;
+        }
+    }
+    assert_eq!(requests.keys().cloned().collect::<HashSet<_>>(), allowed);
+    let twice: usize = requests.values().map(|count| count - 1).sum();
+    eprintln!("{before} pages before the disk was full, {} in all, {twice} fetched again", allowed.len());
+    assert!(twice <= HOSTS as usize, "{twice} pages fetched twice: more than were in flight");
+    let logged: HashSet<String> = page_lines(data.path()).into_iter().map(|line| line.url).collect();
+    assert_eq!(logged.len(), allowed.len());
+    let mut responses = HashSet::new();
+    for file in warc_files(data.path()) {
+        assert!(file.to_str().unwrap().ends_with(".warc.gz"), "{file:?} left open");
+        for record in freshet_warc::WarcReader::open(&file).unwrap() {
+            let record = record.unwrap();
+            if record.header.record_type() == Some("response") {
+                responses.insert(record.header.get("WARC-Target-URI").unwrap().to_owned());
+            }
+        }
+    }
+    assert!(logged.iter().all(|url| responses.contains(url)));
+    runtime.block_on(web.shutdown()).unwrap();
+}
+
 #[test]
 fn loopback_is_refused_without_allow_private_and_bad_flags_are_named() {
     let data = tempfile::tempdir().unwrap();

@@ -42,6 +42,16 @@ pub enum CrawlError {
         /// What it should be.
         expected: &'static str,
     },
+    /// The frontier store could not be opened (I/O, a full disk, a lock held by another
+    /// process, another format).
+    #[error("frontier store {path}: {source}")]
+    StoreOpen {
+        /// The store's file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: freshet_frontier::StoreError,
+    },
     /// The frontier store failed.
     #[error("frontier store: {0}")]
     Store(#[from] freshet_frontier::StoreError),

@@ -164,7 +164,10 @@
 //! away when `crawl.jsonl` is reopened. Tested: `crates/cli/tests/crawl.rs` kills the process
 //! with SIGKILL at three random moments and checks that the resumed crawl requested every
 //! allowed page, repeated at most one in-flight page per host and kill, and left every WARC
-//! file readable.
+//! file readable. A full disk stops the crawl with an error that names the file (the WARC file,
+//! the store, the log); nothing committed is lost, so `--resume` once there is room continues as
+//! after a kill (the same test file fills the disk by `ulimit -f`). A store that could not even
+//! be set up is removed, so that the first command can simply be run again.
 //!
 //! # Blocking calls
 //! The store commit (an `fsync`) and the WARC sync run on the control task, once per group of

@@ -166,7 +166,19 @@ impl Crawler {
             _ => {}
         }
         std::fs::create_dir_all(config.warc_dir()).map_err(CrawlError::io(config.warc_dir()))?;
-        let mut store = RedbStore::open(&store_path)?;
+        let created = !store_path.exists();
+        let mut store = match RedbStore::open(&store_path) {
+            Ok(store) => store,
+            Err(source) => {
+                // A store this run created but could not set up (a full disk) holds nothing
+                // yet: it goes, so that the same command can be run again once there is room
+                // (left, it would read as a crawl already started, without the seeds).
+                if created {
+                    let _ = std::fs::remove_file(&store_path);
+                }
+                return Err(CrawlError::StoreOpen { path: store_path, source });
+            }
+        };
         let recovered_in_flight = store.recover()?;
         let mut store = SeenFilter::new(store);
         store.reserve_for_store()?;
