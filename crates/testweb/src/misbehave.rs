@@ -15,7 +15,7 @@
 //! | `bad-encoding` | invalid UTF-8 labelled UTF-8, Latin-1 by header and by `<meta>`, HTML labelled `image/png`, binary labelled `text/html`, no `Content-Type` |
 //! | `robots-timeout` | robots.txt answers only after `robots_hang` (1 hour) |
 //! | `robots-500` | robots.txt answers 500 |
-//! | `robots-costly` | robots.txt of [`COSTLY_RULES`] wildcard rules `Disallow: /*aaa…ab<n>` ([`costly_robots_txt`]), which every path must be scanned against, and its pages link `costly_paths` (1,000) [`costly_paths`]: paths of [`COSTLY_PATH_OCTETS`] that make each check scan megabytes |
+//! | `robots-costly` | robots.txt of [`COSTLY_RULES`] wildcard rules `Disallow: /*aaa…ab<n>` ([`costly_robots_txt`]), which every path must be scanned against, and each of its pages links [`costly_paths`] (`MisbehaviourSettings::costly_paths` of them, 1,000 by default): paths of [`COSTLY_PATH_OCTETS`] that make each check scan megabytes |
 //!
 //! robots.txt of every other kind allows everything. Each host's `/` links its special paths
 //! and five ordinary pages `/page/1…5`, which never change.

@@ -69,7 +69,8 @@ pub struct CrawlSummary {
     pub over_quota: u64,
     /// Page starts put off because their host's robots.txt checks had used up the host's
     /// allowance of octets scanned (a robots.txt of wildcard rules against long paths; see
-    /// `hosts::ScanAllowance`): the page was checked, and fetched if allowed, later.
+    /// `hosts::ScanAllowance`): the page is checked, and fetched if allowed, once the allowance
+    /// has refilled (a page may wait more than once).
     pub robots_deferred: u64,
     /// New URLs admitted to the frontier (seeds included).
     pub discovered: u64,
