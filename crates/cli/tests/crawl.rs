@@ -63,6 +63,32 @@ fn warc_files(data: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The `WARC-Target-URI` of every response record under `data`, each file read to its end;
+/// a file still named `.open` fails the test.
+fn warc_responses(data: &Path) -> HashSet<String> {
+    let mut responses = HashSet::new();
+    for file in warc_files(data) {
+        assert!(file.to_str().unwrap().ends_with(".warc.gz"), "{file:?} left open");
+        for record in freshet_warc::WarcReader::open(&file).unwrap() {
+            let record = record.unwrap();
+            if record.header.record_type() == Some("response") {
+                responses.insert(record.header.get("WARC-Target-URI").unwrap().to_owned());
+            }
+        }
+    }
+    responses
+}
+
+/// How many times the server saw each page (`host` + `path`), robots.txt and sitemaps left out.
+fn requests_per_page(log: &[freshet_testweb::LogEntry]) -> HashMap<String, usize> {
+    let mut requests: HashMap<String, usize> = HashMap::new();
+    for entry in log.iter().filter(|entry| entry.path != "/robots.txt" && !entry.path.starts_with("/sitemap"))
+    {
+        *requests.entry(format!("{}{}", entry.host, entry.path)).or_default() += 1;
+    }
+    requests
+}
+
 /// `host` + `path` of every page robots.txt allows.
 fn allowed_paths(web: &TestWeb) -> HashSet<String> {
     let model = web.web();
@@ -129,13 +155,10 @@ fn killed_and_resumed(slots_per_host: u32) {
     // The server's log: every allowed page at least once, only in-flight ones twice, politely.
     let log = web.log().entries();
     assert!(log.len() > before);
-    let mut requests: HashMap<String, usize> = HashMap::new();
+    let requests = requests_per_page(&log);
     let mut by_host: HashMap<&str, Vec<f64>> = HashMap::new();
     for entry in &log {
         by_host.entry(&entry.host).or_default().push(entry.unix);
-        if entry.path != "/robots.txt" && !entry.path.starts_with("/sitemap") {
-            *requests.entry(format!("{}{}", entry.host, entry.path)).or_default() += 1;
-        }
     }
     assert_eq!(requests.keys().cloned().collect::<HashSet<_>>(), allowed);
     let twice: usize = requests.values().map(|count| count - 1).sum();
@@ -159,16 +182,7 @@ fn killed_and_resumed(slots_per_host: u32) {
     let logged: HashSet<&str> =
         lines.iter().filter(|line| line.kind == LogKind::Page).map(|line| line.url.as_str()).collect();
     assert_eq!(logged.len(), allowed.len());
-    let mut responses = HashSet::new();
-    for file in warc_files(data.path()) {
-        assert!(file.to_str().unwrap().ends_with(".warc.gz"), "{file:?} left open");
-        for record in freshet_warc::WarcReader::open(&file).unwrap() {
-            let record = record.unwrap();
-            if record.header.record_type() == Some("response") {
-                responses.insert(record.header.get("WARC-Target-URI").unwrap().to_owned());
-            }
-        }
-    }
+    let responses = warc_responses(data.path());
     assert!(logged.iter().all(|url| responses.contains(*url)));
     runtime.block_on(web.shutdown()).unwrap();
 }
@@ -225,28 +239,14 @@ fn a_crawl_stopped_by_a_full_disk_names_the_file_and_resumes_losing_nothing() {
     assert_success(&resumed);
     assert!(stdout(&resumed).starts_with("nothing left to fetch"), "{}", stdout(&resumed));
 
-    let mut requests: HashMap<String, usize> = HashMap::new();
-    for entry in web.log().entries() {
-        if entry.path != "/robots.txt" && !entry.path.starts_with("/sitemap") {
-            *requests.entry(format!("{}{}", entry.host, entry.path)).or_default() += 1;
-        }
-    }
+    let requests = requests_per_page(&web.log().entries());
     assert_eq!(requests.keys().cloned().collect::<HashSet<_>>(), allowed);
     let twice: usize = requests.values().map(|count| count - 1).sum();
     eprintln!("{before} pages before the disk was full, {} in all, {twice} fetched again", allowed.len());
     assert!(twice <= HOSTS as usize, "{twice} pages fetched twice: more than were in flight");
     let logged: HashSet<String> = page_lines(data.path()).into_iter().map(|line| line.url).collect();
     assert_eq!(logged.len(), allowed.len());
-    let mut responses = HashSet::new();
-    for file in warc_files(data.path()) {
-        assert!(file.to_str().unwrap().ends_with(".warc.gz"), "{file:?} left open");
-        for record in freshet_warc::WarcReader::open(&file).unwrap() {
-            let record = record.unwrap();
-            if record.header.record_type() == Some("response") {
-                responses.insert(record.header.get("WARC-Target-URI").unwrap().to_owned());
-            }
-        }
-    }
+    let responses = warc_responses(data.path());
     assert!(logged.iter().all(|url| responses.contains(url)));
     runtime.block_on(web.shutdown()).unwrap();
 }
