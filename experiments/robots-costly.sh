@@ -20,24 +20,10 @@ duration=${3:-20}
 hosts=10
 pages=50000
 work=$(mktemp -d /tmp/robots-costly.XXXXXX)
-server=
-cleanup() {
-    [[ -n $server ]] && kill "$server" 2> /dev/null && wait "$server" 2> /dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$freshet" testweb --port "$port" --hosts "$hosts" --pages "$pages" --time-scale 0.001 \
-    --misbehave robots-costly > "$work/testweb.out" 2>&1 &
-server=$!
-for _ in $(seq 100); do
-    curl -sf -o /dev/null -H "Host: h0.web.test" "http://127.0.0.1:$port/robots.txt" && break
-    sleep 0.2
-done
-resolve=(--resolve "robots-costly.web.test=127.0.0.1")
+source "$root/experiments/testweb-common.sh"
+start_testweb "$freshet" "$work" "$hosts" "$pages" --misbehave robots-costly
 for i in $(seq 0 $((hosts - 1))); do
     echo "http://h$i.web.test:$port/" >> "$work/seeds-alone.txt"
-    resolve+=(--resolve "h$i.web.test=127.0.0.1")
 done
 cp "$work/seeds-alone.txt" "$work/seeds-costly.txt"
 echo "http://robots-costly.web.test:$port/" >> "$work/seeds-costly.txt"

@@ -133,6 +133,11 @@ pub(crate) struct CrawlArgs {
     /// At most N pages of one host enter the frontier; the others are logged as skipped.
     #[arg(long, value_name = "N")]
     host_quota: Option<u64>,
+    /// At most N hosts of one registered domain are crawled, in the order found (a host a seed
+    /// names always is); the others' URLs are logged as skipped (domain-quota): the defence
+    /// against wildcard-DNS traps; 0: no limit [default: 1000].
+    #[arg(long, value_name = "N")]
+    max_hosts_per_domain: Option<u32>,
     /// Download pages of this media type only (repeatable: `text/html`, `image/*`); others stop
     /// after their head and are logged as unwanted-content-type [default: all].
     #[arg(long = "content-type", value_name = "TYPE")]
@@ -152,7 +157,8 @@ pub(crate) struct CrawlArgs {
     /// Allow loopback, private, link-local and unique-local addresses (testweb, intranets).
     #[arg(long)]
     allow_private: bool,
-    /// Resolve HOST to IP instead of asking DNS (as curl's --resolve; repeatable).
+    /// Resolve HOST to IP instead of asking DNS (as curl's --resolve; repeatable); `*.NAME=IP`
+    /// resolves every name under NAME.
     #[arg(long, value_name = "HOST=IP")]
     resolve: Vec<String>,
     /// Serve Prometheus metrics (/metrics), the status (/status, read by `freshet status`) and
@@ -181,6 +187,7 @@ impl CrawlArgs {
             include: listed(&self.include),
             exclude: listed(&self.exclude),
             host_quota: self.host_quota,
+            max_hosts_per_domain: self.max_hosts_per_domain,
             content_types: listed(&self.content_types),
             sitemaps: self.no_sitemaps.then_some(false),
             max_pages: self.max_pages,
@@ -239,7 +246,7 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
     };
     println!(
         "{stopped}: {} pages ({} not ok), {} robots.txt, {} skipped by robots.txt, {} refused addresses, \
-         {} new URLs ({} over --host-quota), {} bytes; in {}",
+         {} new URLs ({} over --host-quota, {} over --max-hosts-per-domain), {} bytes; in {}",
         summary.pages,
         summary.not_ok,
         summary.robots,
@@ -247,9 +254,17 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
         summary.refused,
         summary.discovered,
         summary.over_quota,
+        summary.over_domain_quota,
         summary.bytes,
         data.display()
     );
+    if summary.too_long > 0 {
+        println!(
+            "{} links or redirect targets not followed: longer than the 8 KiB a URL may have \
+             (each page's log line says how many)",
+            summary.too_long
+        );
+    }
     if summary.robots_deferred > 0 {
         println!(
             "{} page fetches waited because their host's robots.txt rules were too costly to check \

@@ -65,6 +65,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) include: Option<Vec<String>>,
     pub(crate) exclude: Option<Vec<String>>,
     pub(crate) host_quota: Option<u64>,
+    pub(crate) max_hosts_per_domain: Option<u32>,
     pub(crate) content_types: Option<Vec<String>>,
     pub(crate) sitemaps: Option<bool>,
     pub(crate) max_sitemap_files: Option<u32>,
@@ -161,7 +162,7 @@ impl CrawlSettings {
             (base, more) => more.or(base),
         };
         let merged = overlay!(self, over;
-            seeds, seeds_file, scope, max_depth, include, exclude, host_quota, content_types,
+            seeds, seeds_file, scope, max_depth, include, exclude, host_quota, max_hosts_per_domain, content_types,
             sitemaps, max_sitemap_files, max_sitemap_urls, max_pages, duration, revisit, rate,
             importance, weights, change_interval, prior_fetches, max_failures, nutch_min_interval,
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
@@ -310,6 +311,7 @@ impl CrawlSettings {
         config.include = compile(&self.include)?;
         config.exclude = compile(&self.exclude)?;
         config.host_quota = self.host_quota;
+        config.max_hosts_per_domain = self.max_hosts_per_domain.unwrap_or(config.max_hosts_per_domain);
         if let Some(types) = &self.content_types {
             config.fetch.content_types = ContentTypes::parse(types)?;
         }
@@ -434,6 +436,7 @@ mod tests {
             include: Some(vec!["/news/".into()]),
             exclude: Some(vec!["\\?print=".into()]),
             host_quota: Some(10_000),
+            max_hosts_per_domain: Some(1_000),
             content_types: Some(vec!["text/html".into()]),
             sitemaps: Some(true),
             max_sitemap_files: Some(50),
@@ -482,7 +485,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 42);
+        assert_eq!(all.len(), 43);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

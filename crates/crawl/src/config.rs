@@ -30,6 +30,15 @@ pub const DEFAULT_ROBOTS_SCAN_RATE: u64 = 4 << 20;
 /// check beside the reserve (half of it).
 pub const MIN_ROBOTS_SCAN_RATE: u64 = freshet_robots::MATCH_WORK_LIMIT as u64 / 4;
 
+/// The default [`CrawlConfig::max_hosts_per_domain`]: 1,000 hosts of one registered domain.
+/// A site with wildcard DNS answers every name under its domain, and a page there may link
+/// `a1.example.com`, `a2.example.com`, … without end, a host each: neither the depth limit
+/// (each is near the seed) nor the per-host quota holds such a trap. A thousand is beyond
+/// ordinary sites' own hosts (language and country subdomains, a few hundred at most) and
+/// a hosting domain's users are usually their own registered domains (public suffix list's
+/// private part: `*.github.io`, `*.blogspot.com`).
+pub const DEFAULT_MAX_HOSTS_PER_DOMAIN: u32 = 1_000;
+
 /// A crawl's settings. [`CrawlConfig::new`] gives the defaults.
 #[derive(Clone, Debug)]
 pub struct CrawlConfig {
@@ -65,6 +74,13 @@ pub struct CrawlConfig {
     /// At most this many pages of one host enter the frontier (seeds included); the others
     /// are logged as skipped (`host-quota`) and never fetched. `None`: no limit.
     pub host_quota: Option<u64>,
+    /// At most this many hosts (origins) of one registered domain are crawled
+    /// ([`freshet_url::registered_domain`]; a host without one, an IP address, counts as its
+    /// own), in the order the crawl first found them; the URLs of the others are logged as
+    /// skipped (`domain-quota`) and never requested, robots.txt included. A host a seed names
+    /// is always crawled (and counted). 0: no limit. Default [`DEFAULT_MAX_HOSTS_PER_DOMAIN`]:
+    /// the defence against wildcard-DNS traps, under every scope but `host`.
+    pub max_hosts_per_domain: u32,
     /// The HTTP client's settings (user agent, timeouts, body cap, `allow_private`, `--resolve`).
     pub fetch: FetchConfig,
     /// The global budget `k_0` of the scheduler, fetch starts per second. Default 1,000: high
@@ -140,6 +156,7 @@ impl CrawlConfig {
             include: Vec::new(),
             exclude: Vec::new(),
             host_quota: None,
+            max_hosts_per_domain: DEFAULT_MAX_HOSTS_PER_DOMAIN,
             fetch: FetchConfig::default(),
             rate: 1_000.0,
             max_in_flight: 64,
@@ -204,6 +221,14 @@ impl CrawlConfig {
         if self.max_failures == 0 {
             return bad("max_failures", "0".into(), "at least 1");
         }
+        if let Some(seed) = self.seeds.iter().find(|seed| !crate::crawler::storable_url(seed)) {
+            let start: String = seed.as_str().chars().take(100).collect();
+            return bad(
+                "seeds",
+                format!("{start}… ({} bytes)", seed.as_str().len()),
+                "URLs of at most 8192 bytes, their origin at most 1024 (what the frontier store keeps)",
+            );
+        }
         if self.host_quota == Some(0) {
             return bad("host_quota", "0".into(), "at least 1 (or no limit)");
         }
@@ -250,7 +275,21 @@ impl CrawlConfig {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
+
+    /// A seed the frontier store could not keep is refused up front, named.
+    #[test]
+    fn a_seed_longer_than_the_store_keeps_is_named() {
+        let mut config = CrawlConfig::new("/tmp/x");
+        let long = |length: usize| Url::parse(&format!("http://a.test/{}", "x".repeat(length - 14))).unwrap();
+        config.seeds = vec![long(freshet_frontier::limits::URL_BYTES)];
+        config.validate().unwrap();
+        config.seeds.push(long(freshet_frontier::limits::URL_BYTES + 1));
+        let error = config.validate().unwrap_err().to_string();
+        assert!(error.contains("seeds") && error.contains("8193 bytes"), "{error}");
+    }
 
     #[test]
     fn a_robots_scan_rate_too_low_for_one_check_is_named() {

@@ -49,10 +49,18 @@ pub(crate) struct HostState {
     pub(crate) robots_given_up: bool,
     /// Its pages in the frontier (for `host_quota`).
     pub(crate) pages: u64,
+    /// Found after `max_hosts_per_domain` other hosts of its registered domain: its URLs are
+    /// not admitted, unless a seed names the host (`seeded`).
+    pub(crate) beyond_domain_limit: bool,
+    /// A seed (of this run or an earlier one) is on the host.
+    pub(crate) seeded: bool,
     /// Its sitemaps: queued, requested, URLs taken (see `crawler::sitemaps`).
     pub(crate) sitemaps: HostSitemaps,
     /// What its robots.txt checks may still scan (see [`ScanAllowance`]).
     pub(crate) robots_scan: ScanAllowance,
+    /// Whether a check of its was put off in this run and the crawl log said so (one `deferred`
+    /// line a host: later put-offs are counted in the summary only).
+    pub(crate) deferral_logged: bool,
 }
 
 /// A host's allowance of octets that its robots.txt checks may scan: a token bucket that fills
@@ -157,8 +165,11 @@ impl HostState {
             boilerplate: HostBoilerplate::default(),
             boilerplate_set: Arc::default(),
             pages: 0,
+            beyond_domain_limit: false,
+            seeded: false,
             sitemaps: HostSitemaps::default(),
             robots_scan: ScanAllowance::new(robots_scan_rate),
+            deferral_logged: false,
         }
     }
 

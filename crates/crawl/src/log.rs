@@ -2,11 +2,13 @@
 //! robots.txt or a sitemap) and every URL skipped because robots.txt disallows it.
 //!
 //! Fields: `time` (when the request began, RFC 3339 UTC), `kind` (`page`, `robots`,
-//! `sitemap`, `skipped`), `url`, `status` (HTTP status, `null` without an answer), `bytes`
+//! `sitemap`, `skipped`, `deferred`), `url`, `status` (HTTP status, `null` without an answer), `bytes`
 //! (body bytes as received), `duration_ms`, `fingerprint` (xxh3-128 of the decoded body, 32 hex
 //! digits, `null` unless the body is complete), `outcome` (the fetcher's outcome name: `ok`,
 //! `not-modified`, `redirect`, `throttled`, `client-error`, `timeout`…; for a skip,
-//! `robots-disallowed`, `robots-unreachable`, `host-quota` or `address-refused`;
+//! `robots-disallowed`, `robots-unreachable`, `host-quota` or `address-refused`; for a
+//! `deferred` line, `robots-deferred` (a host's first robots.txt check put off because its
+//! checks used up their allowance of work; the URL is checked later);
 //! `not-a-sitemap` for a sitemap request answered with something else, an HTML page say), and
 //! when they apply `detail` (an error message, a redirect target) and `links` (links found).
 //!
@@ -15,7 +17,8 @@
 //! passed (`first-byte timeout: …`, `total timeout: … cut after N bytes`), a body over the cap
 //! (`body cap: …`, a compression bomb named as such; the WARC record carries `WARC-Truncated`),
 //! a redirect not followed (`…: redirect loop …`, `…: too many redirects …`), links not
-//! followed past the max depth, a back-off (`back-off 1 of 5: 1s`), the host's delay changed
+//! followed past the max depth, links and redirect targets not followed because longer than the
+//! frontier store keeps (a URL over 8 KiB, an origin over 1 KiB), a back-off (`back-off 1 of 5: 1s`), the host's delay changed
 //! (`host delay 50ms -> 100ms`), and on a robots.txt line that the host is disallowed until
 //! robots.txt is tried again, or given up (RFC 9309 §2.3.1.4); a `robots-disallowed` skip
 //! whose robots.txt was too costly to check against the URL says so
@@ -55,6 +58,10 @@ pub enum LogKind {
     Skipped,
     /// A sitemap request (see the crate docs, "Sitemaps").
     Sitemap,
+    /// A URL whose robots.txt check was put off, not requested now: its host's checks used up
+    /// their allowance of work (`robots-scan-rate`); it is checked, and requested if allowed,
+    /// later. Only a host's first put-off in a run is logged.
+    Deferred,
 }
 
 /// One line of `crawl.jsonl`.
@@ -99,6 +106,16 @@ impl LogLine {
             outcome: outcome.to_owned(),
             detail,
             links: None,
+        }
+    }
+
+    /// The line of a URL whose robots.txt check was put off, now; `detail` says until when
+    /// and why.
+    pub(crate) fn deferred(url: &str, detail: String) -> Self {
+        Self {
+            kind: LogKind::Deferred,
+            outcome: "robots-deferred".to_owned(),
+            ..Self::skipped(url, "", Some(detail))
         }
     }
 }

@@ -97,10 +97,12 @@ fn lines_of(lines: &[LogLine], kind: Misbehaviour) -> Vec<&LogLine> {
     lines.iter().filter(|line| line.url.contains(&host)).collect()
 }
 
-/// The line of `path` on `kind`'s host (the only one: every page is requested once).
+/// The line of `path` on `kind`'s host (the only one: every page is requested once; a
+/// `deferred` line, a check put off, is not a request).
 fn line<'a>(lines: &'a [LogLine], web: &TestWeb, kind: Misbehaviour, path: &str) -> &'a LogLine {
     let url = web.url(&kind.host_name(), path);
-    let found: Vec<&LogLine> = lines.iter().filter(|line| line.url == url).collect();
+    let found: Vec<&LogLine> =
+        lines.iter().filter(|line| line.url == url && line.kind != LogKind::Deferred).collect();
     assert_eq!(found.len(), 1, "{url}: {found:?}");
     found[0]
 }
@@ -194,8 +196,9 @@ fn settings() -> MisbehaviourSettings {
 async fn misbehaving_hosts_are_contained_and_logged_while_the_rest_of_the_web_is_crawled() {
     let _serial = SERIAL.lock().await;
     use Misbehaviour::*;
-    // Every kind but the calendar (its own test, below).
-    let kinds: Vec<Misbehaviour> = Misbehaviour::ALL.into_iter().filter(|&kind| kind != Calendar).collect();
+    // Every kind but the calendar and wildcard DNS (their own tests, below).
+    let kinds: Vec<Misbehaviour> =
+        Misbehaviour::ALL.into_iter().filter(|&kind| !matches!(kind, Calendar | WildcardDns)).collect();
     let web = start_web(40, kinds.clone(), settings()).await;
     let data = tempfile::tempdir().unwrap();
     let mut config = config(&web, data.path(), Duration::from_millis(20));
@@ -386,7 +389,36 @@ async fn misbehaving_hosts_are_contained_and_logged_while_the_rest_of_the_web_is
         let page = line(&lines, &web, RobotsCostly, path);
         assert_eq!((page.outcome.as_str(), page.status), ("ok", Some(200)), "{page:?}");
     }
+    // long-fields: a URL or an origin longer than the store keeps is not followed (the commit
+    // that would hold it failed, and the crawl stopped, at every resume too), the page that
+    // links it says so; validators the store cannot keep are dropped, the pages fetched.
+    let requests = requests_to(&log, LongFields);
+    assert!(requests.iter().all(|e| !e.path.starts_with("/long/")), "{requests:?}");
+    let limit = freshet_frontier::limits::URL_BYTES;
+    let root = line(&lines, &web, LongFields, "/");
+    assert_eq!(detail(root), format!("2 links not followed: longer than {limit} bytes"), "{root:?}");
+    let redirect = line(&lines, &web, LongFields, "/long-redirect");
+    let expected = format!("a redirect target longer than {limit} bytes, not followed");
+    assert!(detail(redirect).ends_with(&expected), "{redirect:?}");
+    assert_eq!(summary.too_long, 3, "{summary:?}");
+    let store = freshet_frontier::RedbStore::open(data.path().join("frontier.redb")).unwrap();
+    for path in ["/page/1", "/page/2", "/page/3"] {
+        let page = line(&lines, &web, LongFields, path);
+        assert_eq!((page.outcome.as_str(), page.status), ("ok", Some(200)), "{page:?}");
+        let id = store.lookup(&page.url).unwrap().unwrap();
+        let record = store.page(id).unwrap().unwrap().record;
+        assert_eq!((record.etag, record.last_modified), (None, None), "{path}");
+    }
+    drop(store);
     assert!(summary.robots_deferred > 0, "{summary:?}");
+    // The log says so once for the host, on a URL that was checked later (no other host's
+    // checks were put off).
+    let deferred: Vec<&LogLine> = lines.iter().filter(|l| l.kind == LogKind::Deferred).collect();
+    assert_eq!(deferred.len(), 1, "{deferred:?}");
+    assert!(lines_of(&lines, RobotsCostly).contains(&deferred[0]), "{deferred:?}");
+    assert_eq!(deferred[0].outcome, "robots-deferred");
+    assert!(detail(deferred[0]).contains("robots-scan-rate 1048576"), "{deferred:?}");
+    assert!(lines.iter().any(|l| l.url == deferred[0].url && l.kind != LogKind::Deferred), "{deferred:?}");
     web.shutdown().await.unwrap();
 }
 
@@ -439,6 +471,103 @@ async fn a_calendar_trap_ends_at_the_max_depth_which_is_on_by_default() {
         .filter(|l| detail(l) == format!("links not followed: past the max depth of {max_depth}"))
         .count();
     assert!(cut > 0, "no calendar page says its links were not followed");
+    web.shutdown().await.unwrap();
+}
+
+/// The hosts the server saw any request to (robots.txt included).
+fn hosts_requested(log: &[LogEntry]) -> HashSet<String> {
+    log.iter().map(|entry| entry.host.clone()).collect()
+}
+
+/// A one-pass crawl of the test domain beside `wildcard-dns`, every name under which resolves.
+fn wildcard_config(web: &TestWeb, data: &Path, max_hosts_per_domain: u32) -> CrawlConfig {
+    let mut config = config(web, data, Duration::from_millis(1));
+    config.fetch.resolve.push(("*.wildcard-dns.web.test".into(), IpAddr::V4(Ipv4Addr::LOCALHOST)));
+    config.max_hosts_per_domain = max_hosts_per_domain;
+    config
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wildcard_dns_trap_ends_at_the_hosts_per_domain_limit_also_across_a_resume() {
+    let _serial = SERIAL.lock().await;
+    use Misbehaviour::WildcardDns;
+    // On by default. Here 12 hosts of `web.test`: h0 and h1 (the seed's and the web's other),
+    // `wildcard-dns.web.test` and 9 of the endless hosts under it.
+    let data = tempfile::tempdir().unwrap();
+    assert_eq!(
+        CrawlConfig::new(data.path()).max_hosts_per_domain,
+        freshet_crawl::DEFAULT_MAX_HOSTS_PER_DOMAIN
+    );
+    let web = start_web(20, vec![WildcardDns], MisbehaviourSettings::default()).await;
+    let limit = 12;
+    let mut config = wildcard_config(&web, data.path(), limit);
+    // The first run stops after a few pages; the resumed one must keep the same hosts out.
+    config.max_pages = Some(12);
+    let first = crawl(config.clone()).await;
+    assert_eq!(first.stopped, StopReason::MaxPages);
+    let mut resumed = config;
+    resumed.seeds.clear();
+    resumed.resume = true;
+    resumed.max_pages = None;
+    let second = crawl(resumed).await;
+    assert_eq!(second.stopped, StopReason::Done, "the trap must end");
+
+    // The web's own pages, every one, once; exactly `limit` hosts called on over both runs,
+    // however many the trap offered.
+    let log = web.log().entries();
+    let good = page_requests(&log, |host| Misbehaviour::from_host(host).is_none());
+    assert_eq!(good.iter().cloned().collect::<HashSet<_>>(), allowed_pages(&web));
+    assert_eq!(good.len(), allowed_pages(&web).len());
+    let hosts = hosts_requested(&log);
+    assert_eq!(hosts.len(), limit as usize, "{hosts:?}");
+    assert!(hosts.contains(&WildcardDns.host_name()), "{hosts:?}");
+
+    // Every URL of a host beyond the limit is logged as skipped, once, with why, and its
+    // host had no request at all.
+    let lines = read_log(data.path());
+    let skipped: Vec<&LogLine> = lines.iter().filter(|l| l.outcome == "domain-quota").collect();
+    assert!(!skipped.is_empty());
+    assert_eq!(skipped.len() as u64, first.over_domain_quota + second.over_domain_quota);
+    let mut urls = HashSet::new();
+    for line in &skipped {
+        assert_eq!(line.kind, LogKind::Skipped, "{line:?}");
+        assert!(urls.insert(line.url.clone()), "logged twice: {line:?}");
+        let host = freshet_url::Url::parse(&line.url).unwrap().host_str().unwrap().to_owned();
+        assert_eq!(Misbehaviour::from_host(&host), Some(WildcardDns), "{line:?}");
+        assert!(!hosts.contains(&host), "{line:?}");
+        assert_eq!(
+            detail(line),
+            "web.test had 12 hosts in this crawl before this one (max-hosts-per-domain): the host is not crawled"
+        );
+    }
+    web.shutdown().await.unwrap();
+}
+
+/// A host a seed names is crawled even beyond the limit; the links out of it are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seeded_host_is_crawled_beyond_the_hosts_per_domain_limit() {
+    let _serial = SERIAL.lock().await;
+    use Misbehaviour::WildcardDns;
+    let data = tempfile::tempdir().unwrap();
+    let web = start_web(20, vec![WildcardDns], MisbehaviourSettings::default()).await;
+    let mut config = wildcard_config(&web, data.path(), 1);
+    let seeded = Misbehaviour::wildcard_host_name(999);
+    config.seeds.push(freshet_url::canonicalize(&web.url(&seeded, "/")).unwrap());
+    let summary = crawl(config).await;
+    assert_eq!(summary.stopped, StopReason::Done);
+    let hosts = hosts_requested(&web.log().entries());
+    let expected: HashSet<String> = ["h0.web.test".to_owned(), seeded.clone()].into();
+    assert_eq!(hosts, expected);
+    // Both hosts' pages: the seed's root and its five, with the robots.txt of each.
+    let seeded_pages = page_requests(&web.log().entries(), |host| host == seeded);
+    assert_eq!(seeded_pages.len(), 6, "{seeded_pages:?}");
+    let lines = read_log(data.path());
+    for child in [1999, 2000] {
+        let url = web.url(&Misbehaviour::wildcard_host_name(child), "/");
+        let line = lines.iter().find(|l| l.url == url).unwrap();
+        assert_eq!((line.kind, line.outcome.as_str()), (LogKind::Skipped, "domain-quota"));
+    }
+    assert!(summary.over_domain_quota >= 2, "{summary:?}");
     web.shutdown().await.unwrap();
 }
 

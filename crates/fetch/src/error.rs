@@ -24,7 +24,7 @@ pub enum FetchError {
         given: String,
     },
     /// A `--resolve` override is not `HOST=IP`.
-    #[error("--resolve {given:?}: expected HOST=IP (for example `h1.web.test=127.0.0.1`)")]
+    #[error("--resolve {given:?}: expected HOST=IP or *.DOMAIN=IP (for example `h1.web.test=127.0.0.1`)")]
     BadResolveOverride {
         /// The text given.
         given: String,

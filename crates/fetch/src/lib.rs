@@ -64,12 +64,15 @@ pub use redirect::{RedirectChain, RedirectStop};
 pub use resolve::{AddressRefused, ResolveFailed};
 pub use retry_after::parse_retry_after;
 
-/// Parses a `--resolve` override, `HOST=IP` (IPv6 with or without brackets).
+/// Parses a `--resolve` override, `HOST=IP` (IPv6 with or without brackets); a `HOST` of
+/// `*.NAME` stands for every name under `NAME`.
 ///
 /// ```
 /// let (host, ip) = freshet_fetch::parse_resolve("H1.web.test=127.0.0.1").unwrap();
 /// assert_eq!((host.as_str(), ip.to_string().as_str()), ("h1.web.test", "127.0.0.1"));
 /// assert!(freshet_fetch::parse_resolve("h1.web.test:127.0.0.1").is_err());
+/// assert!(freshet_fetch::parse_resolve("*.web.test=127.0.0.1").is_ok());
+/// assert!(freshet_fetch::parse_resolve("a.*.test=127.0.0.1").is_err());
 /// ```
 ///
 /// # Errors
@@ -79,7 +82,8 @@ pub fn parse_resolve(given: &str) -> Result<(String, IpAddr), FetchError> {
     let (host, ip) = given.split_once('=').ok_or_else(bad)?;
     let host = host.trim().trim_end_matches('.').to_ascii_lowercase();
     let ip = ip.trim().trim_start_matches('[').trim_end_matches(']');
-    if host.is_empty() {
+    // A `*` only as the whole first label: the wildcard the resolver knows.
+    if host.is_empty() || host.strip_prefix("*.").unwrap_or(&host).contains('*') {
         return Err(bad());
     }
     Ok((host, ip.parse().map_err(|_| bad())?))

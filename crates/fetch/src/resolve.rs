@@ -8,7 +8,8 @@
 //! dropped unless private addresses are allowed; a name left with none fails with
 //! [`AddressRefused`], which the fetcher turns into [`crate::Outcome::AddressRefused`].
 //!
-//! Overrides (`--resolve HOST=IP`, as curl's option) are applied here too, not with reqwest's
+//! Overrides (`--resolve HOST=IP`, as curl's option; `*.web.test=IP` gives every name under
+//! `web.test` that address, as a wildcard DNS record does) are applied here too, not with reqwest's
 //! own `ClientBuilder::resolve`, whose overrides bypass a custom resolver's checks: an override
 //! to `127.0.0.1` still needs `allow_private`.
 //!
@@ -104,8 +105,20 @@ impl SafeResolver {
         Ok(allowed)
     }
 
+    /// The addresses an override gives `name` (lower-case): its own entry, else that of the
+    /// nearest wildcard above it (`*.web.test` gives `a.b.web.test` and `b.web.test` their
+    /// addresses, not `web.test`), as a wildcard DNS record does.
+    fn overridden(&self, name: &str) -> Option<&Vec<IpAddr>> {
+        if self.overrides.is_empty() {
+            return None;
+        }
+        self.overrides.get(name).or_else(|| {
+            name.match_indices('.').find_map(|(dot, _)| self.overrides.get(&format!("*{}", &name[dot..])))
+        })
+    }
+
     async fn lookup_uncached(&self, host: &str) -> Result<Vec<IpAddr>, ResolveError> {
-        let addresses = match self.overrides.get(&host.to_ascii_lowercase()) {
+        let addresses = match self.overridden(&host.to_ascii_lowercase()) {
             Some(addresses) => addresses.clone(),
             None => tokio::net::lookup_host((host, 0))
                 .await
@@ -181,6 +194,26 @@ mod tests {
         }
         let open = SafeResolver::new(&[("a.test".into(), loopback)], true);
         assert_eq!(*open.lookup("a.test").await.unwrap(), [loopback]);
+    }
+
+    /// A wildcard override answers every name under it, the nearest wildcard winning, and
+    /// never the name it stands under; an exact override beats it.
+    #[tokio::test]
+    async fn a_wildcard_override_answers_the_names_under_it() {
+        let [one, two, three]: [IpAddr; 3] =
+            ["10.0.0.1", "10.0.0.2", "10.0.0.3"].map(|ip| ip.parse().unwrap());
+        let resolver = SafeResolver::new(
+            &[("*.web.test".into(), one), ("*.trap.web.test".into(), two), ("x.web.test".into(), three)],
+            true,
+        );
+        for (name, ip) in
+            [("a.web.test", one), ("A.B.Web.Test", one), ("w7.trap.web.test", two), ("x.web.test", three)]
+        {
+            assert_eq!(*resolver.lookup(name).await.unwrap(), [ip], "{name}");
+        }
+        assert_eq!(resolver.overridden("trap.web.test"), Some(&vec![one]));
+        assert_eq!(resolver.overridden("web.test"), None);
+        assert_eq!(resolver.overridden("aweb.test"), None);
     }
 
     #[tokio::test]

@@ -57,7 +57,8 @@ pub use freshet_sim::ChangeProcess;
 pub use freshness::{Fetch, Freshness, freshness};
 pub use log::{LogEntry, RequestLog};
 pub use misbehave::{
-    COSTLY_PATH_OCTETS, COSTLY_RULES, Misbehaviour, MisbehaviourSettings, costly_paths, costly_robots_txt,
+    COSTLY_PATH_OCTETS, COSTLY_RULES, LONG_HOST_OCTETS, LONG_URL_OCTETS, LONG_VALIDATOR_OCTETS, Misbehaviour,
+    MisbehaviourSettings, costly_paths, costly_robots_txt, long_host, long_path,
 };
 pub use server::{ServerConfig, TestWeb};
 pub use web::{DOMAIN, PageInfo, Web, WebConfig};

@@ -15,6 +15,8 @@
 //! | `bad-encoding` | invalid UTF-8 labelled UTF-8, Latin-1 by header and by `<meta>`, HTML labelled `image/png`, binary labelled `text/html`, no `Content-Type` |
 //! | `robots-timeout` | robots.txt answers only after `robots_hang` (1 hour) |
 //! | `robots-500` | robots.txt answers 500 |
+//! | `long-fields` | `/` links a path of [`LONG_URL_OCTETS`] and a host name of [`LONG_HOST_OCTETS`] under its own; `/long-redirect` redirects to a path of [`LONG_URL_OCTETS`]; `/page/1` has an `ETag` of [`LONG_VALIDATOR_OCTETS`], `/page/2` an `ETag` holding a tab, `/page/3` a `Last-Modified` of [`LONG_VALIDATOR_OCTETS`] |
+//! | `wildcard-dns` | every name under `wildcard-dns.web.test` answers (a wildcard DNS record: crawl with `--resolve '*.wildcard-dns.web.test=127.0.0.1'`): host `n{k}.wildcard-dns.web.test` (the bare name is `k = 0`) links the roots of `n{2k+1}` and `n{2k+2}`, new hosts without end |
 //! | `robots-costly` | robots.txt of [`COSTLY_RULES`] wildcard rules `Disallow: /*aaa…ab<n>` ([`costly_robots_txt`]), which every path must be scanned against, and each of its pages links [`costly_paths`] (`MisbehaviourSettings::costly_paths` of them, 1,000 by default): paths of [`COSTLY_PATH_OCTETS`] that make each check scan megabytes |
 //!
 //! robots.txt of every other kind allows everything. Each host's `/` links its special paths
@@ -55,11 +57,15 @@ pub enum Misbehaviour {
     Robots500,
     /// robots.txt whose rules are costly to check against the long paths the host links.
     RobotsCostly,
+    /// Wildcard DNS: every name under the host answers, and each links two new ones.
+    WildcardDns,
+    /// URLs and validators longer than a crawler keeps.
+    LongFields,
 }
 
 impl Misbehaviour {
     /// Every kind, in the order of the table above.
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 15] = [
         Self::Slow,
         Self::SlowBody,
         Self::RateLimit,
@@ -73,6 +79,8 @@ impl Misbehaviour {
         Self::RobotsTimeout,
         Self::Robots500,
         Self::RobotsCostly,
+        Self::WildcardDns,
+        Self::LongFields,
     ];
 
     /// The kind's name, as `--misbehave` takes it.
@@ -92,6 +100,8 @@ impl Misbehaviour {
             Self::RobotsTimeout => "robots-timeout",
             Self::Robots500 => "robots-500",
             Self::RobotsCostly => "robots-costly",
+            Self::WildcardDns => "wildcard-dns",
+            Self::LongFields => "long-fields",
         }
     }
 
@@ -101,11 +111,38 @@ impl Misbehaviour {
         format!("{}.{DOMAIN}", self.name())
     }
 
-    /// The kind whose host is `host` (lower-case, no port).
+    /// The kind whose host is `host` (lower-case, no port): a name under `wildcard-dns`'s
+    /// host is that kind's too.
     #[must_use]
     pub fn from_host(host: &str) -> Option<Self> {
         let name = host.strip_suffix(DOMAIN)?.strip_suffix('.')?;
+        let wildcard = Self::WildcardDns.name();
+        if name.strip_suffix(wildcard).is_some_and(|above| above.ends_with('.')) {
+            return Some(Self::WildcardDns);
+        }
         Self::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+
+    /// `wildcard-dns`: the number `k` of a host under it, `n{k}.wildcard-dns.web.test` (its
+    /// bare name is 0); `None` for any other name.
+    #[must_use]
+    pub fn wildcard_host_number(host: &str) -> Option<u64> {
+        let bare = Self::WildcardDns.host_name();
+        if host == bare {
+            return Some(0);
+        }
+        let digits = host.strip_suffix(&bare)?.strip_suffix('.')?.strip_prefix('n')?;
+        let number: u64 = digits.parse().ok()?;
+        (number > 0 && digits == number.to_string()).then_some(number)
+    }
+
+    /// `wildcard-dns`: the name of its host number `k` (see [`Self::wildcard_host_number`]).
+    #[must_use]
+    pub fn wildcard_host_name(number: u64) -> String {
+        match number {
+            0 => Self::WildcardDns.host_name(),
+            _ => format!("n{number}.{}", Self::WildcardDns.host_name()),
+        }
     }
 
     /// Parses a comma-separated list of names; `all` means every kind. Sorted, no duplicates.
@@ -131,6 +168,35 @@ impl Misbehaviour {
         kinds.dedup();
         Ok(kinds)
     }
+}
+
+/// `long-fields`: the octets of its long paths (more than the 8 KiB a URL may have in
+/// freshet's frontier store).
+pub const LONG_URL_OCTETS: usize = 9_000;
+
+/// `long-fields`: the octets of the long host name it links (labels of 60 octets under its own
+/// name; more than the 1 KiB an origin may have in freshet's frontier store).
+pub const LONG_HOST_OCTETS: usize = 1_100;
+
+/// `long-fields`: the octets of its long `ETag` and `Last-Modified` values (more than the
+/// 1 KiB freshet's frontier store keeps).
+pub const LONG_VALIDATOR_OCTETS: usize = 2_000;
+
+/// `long-fields`: its long path, `/long/` then `x`s, [`LONG_URL_OCTETS`] in all.
+#[must_use]
+pub fn long_path() -> String {
+    format!("/long/{}", "x".repeat(LONG_URL_OCTETS - "/long/".len()))
+}
+
+/// `long-fields`: its long host name, labels of 60 `a`s under `long-fields.web.test`, at least
+/// [`LONG_HOST_OCTETS`] in all.
+#[must_use]
+pub fn long_host() -> String {
+    let mut host = Misbehaviour::LongFields.host_name();
+    while host.len() < LONG_HOST_OCTETS {
+        host = format!("{}.{host}", "a".repeat(60));
+    }
+    host
 }
 
 /// `robots-costly`: the wildcard rules of its robots.txt.
@@ -221,7 +287,16 @@ mod tests {
             assert_eq!(Misbehaviour::from_host(&kind.host_name()), Some(kind));
             assert_eq!(Misbehaviour::parse_list(kind.name()).unwrap(), vec![kind]);
         }
-        assert_eq!(Misbehaviour::parse_list("all").unwrap().len(), 13);
+        assert_eq!(Misbehaviour::parse_list("all").unwrap().len(), 15);
+        for number in [0, 1, 2, 17, u64::MAX] {
+            let name = Misbehaviour::wildcard_host_name(number);
+            assert_eq!(Misbehaviour::wildcard_host_number(&name), Some(number), "{name}");
+            assert_eq!(Misbehaviour::from_host(&name), Some(Misbehaviour::WildcardDns), "{name}");
+        }
+        for name in ["n0.wildcard-dns.web.test", "n01.wildcard-dns.web.test", "a.wildcard-dns.web.test"] {
+            assert_eq!(Misbehaviour::wildcard_host_number(name), None, "{name}");
+        }
+        assert_eq!(Misbehaviour::from_host("xwildcard-dns.web.test"), None);
         assert_eq!(
             Misbehaviour::parse_list("huge, slow,huge").unwrap(),
             vec![Misbehaviour::Slow, Misbehaviour::Huge]

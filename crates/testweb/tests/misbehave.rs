@@ -183,6 +183,60 @@ async fn the_calendar_never_ends() {
     assert_eq!(get(&client, &url(&web, Misbehaviour::Calendar, "/cal/-40000/12")).await.0, 200);
 }
 
+/// Wildcard DNS: every `n{k}` name under the host is a host whose root links two new ones, and
+/// robots.txt allows everything there; other names under it answer 404.
+#[tokio::test]
+async fn the_wildcard_dns_host_links_new_hosts_without_end() {
+    let (web, _clock, _) = start_all().await;
+    let names = ["wildcard-dns.web.test", "n1.wildcard-dns.web.test", "n5.wildcard-dns.web.test"];
+    let mut builder = reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(5));
+    for name in names.iter().chain(&["a.wildcard-dns.web.test", "n5.n1.wildcard-dns.web.test"]) {
+        builder = builder.resolve(name, web.address());
+    }
+    let client = builder.build().unwrap();
+    for (name, children) in names.into_iter().zip([[1, 2], [3, 4], [11, 12]]) {
+        let (status, _, body) = get(&client, &web.url(name, "/")).await;
+        assert_eq!(status, 200, "{name}");
+        let links = hrefs(&body);
+        for child in children {
+            let root = format!("http://n{child}.wildcard-dns.web.test:{}/", web.port());
+            assert!(links.contains(&root), "{name}: {links:?}");
+        }
+        assert_eq!(get(&client, &web.url(name, "/page/5")).await.0, 200, "{name}");
+        let (status, _, robots) = get(&client, &web.url(name, "/robots.txt")).await;
+        assert_eq!((status, robots.as_str()), (200, "User-agent: *\nDisallow:\n"), "{name}");
+    }
+    for name in ["a.wildcard-dns.web.test", "n5.n1.wildcard-dns.web.test"] {
+        assert_eq!(get(&client, &web.url(name, "/")).await.0, 404, "{name}");
+    }
+}
+
+/// `long-fields`: links and a redirect to URLs over 8 KiB, validators over 1 KiB or with a tab.
+#[tokio::test]
+async fn the_long_fields_host_links_and_sends_what_is_too_long_to_keep() {
+    let (web, _clock, client) = start_all().await;
+    let kind = Misbehaviour::LongFields;
+    let (_, _, root) = get(&client, &url(&web, kind, "/")).await;
+    let links = hrefs(&root);
+    let long_path = freshet_testweb::long_path();
+    assert_eq!(long_path.len(), freshet_testweb::LONG_URL_OCTETS);
+    assert!(links.contains(&long_path), "{links:?}");
+    let long_host = freshet_testweb::long_host();
+    assert!(
+        long_host.len() >= freshet_testweb::LONG_HOST_OCTETS && long_host.ends_with(".long-fields.web.test")
+    );
+    assert!(links.contains(&format!("http://{long_host}:{}/", web.port())), "{links:?}");
+    let (status, headers, _) = get(&client, &url(&web, kind, "/long-redirect")).await;
+    assert_eq!((status, header(&headers, "location")), (302, long_path.as_str()));
+    assert_eq!(get(&client, &url(&web, kind, &long_path)).await.0, 200);
+    let (_, headers, _) = get(&client, &url(&web, kind, "/page/1")).await;
+    assert_eq!(header(&headers, "etag").len(), freshet_testweb::LONG_VALIDATOR_OCTETS + 2);
+    let (_, headers, _) = get(&client, &url(&web, kind, "/page/2")).await;
+    assert_eq!(header(&headers, "etag"), "\"a\tb\"");
+    let (_, headers, _) = get(&client, &url(&web, kind, "/page/3")).await;
+    assert_eq!(header(&headers, "last-modified").len(), freshet_testweb::LONG_VALIDATOR_OCTETS);
+}
+
 #[tokio::test]
 async fn the_huge_page_is_100_mib_streamed() {
     let (web, _clock, client) = start_all().await;

@@ -111,8 +111,20 @@ impl Crawler {
                     {
                         line.detail = Some(format!("links not followed: past the max depth of {max}"));
                     }
+                    let too_long = self.summary.too_long;
                     for link in found.links {
                         self.discover(link.url, depth + 1, Some(job.page));
+                    }
+                    let too_long = self.summary.too_long - too_long;
+                    if too_long > 0 {
+                        let note = format!(
+                            "{too_long} links not followed: longer than {} bytes",
+                            freshet_frontier::limits::URL_BYTES
+                        );
+                        line.detail = Some(match line.detail.take() {
+                            Some(detail) => format!("{detail}; {note}"),
+                            None => note,
+                        });
                     }
                 }
                 self.link_sources.push((job.page, first..self.pending_urls.len()));
@@ -139,6 +151,13 @@ impl Crawler {
                         "{location}: too many redirects ({} in a row, the limit is {max}), not followed",
                         trail.len()
                     ));
+                } else if !super::storable_url(location) {
+                    line.detail = Some(format!(
+                        "{}…: a redirect target longer than {} bytes, not followed",
+                        location.as_str().chars().take(200).collect::<String>(),
+                        freshet_frontier::limits::URL_BYTES
+                    ));
+                    self.summary.too_long += 1;
                 } else {
                     let first = self.pending_urls.len();
                     self.discover(location.clone(), depth + 1, Some(job.page));
@@ -190,8 +209,16 @@ impl Crawler {
             .and_then(|fetch| fetch.response.as_ref())
             .map(|head| Validators::from_headers(&head.headers))
             .unwrap_or_default();
-        let etag = received.etag.or_else(|| validators.etag.clone());
-        let last_modified = received.last_modified.or_else(|| validators.last_modified.clone());
+        // A validator the store cannot keep (too long, a control character) is dropped with
+        // the old one: the page's next request is unconditional.
+        let etag = match received.etag {
+            Some(etag) => super::storable_validator(etag),
+            None => validators.etag.clone(),
+        };
+        let last_modified = match received.last_modified {
+            Some(last_modified) => super::storable_validator(last_modified),
+            None => validators.last_modified.clone(),
+        };
         let fetched_at = fetch.map_or(now, |fetch| to_unix(fetch.timings.started));
         let outcome = fetch.map(|fetch| &fetch.outcome);
         let not_modified = matches!(outcome, Some(Outcome::NotModified));

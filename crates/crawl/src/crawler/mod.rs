@@ -1,7 +1,7 @@
 //! The crawl loop: one task owns the scheduler, the store, the WARC writer and the log; fetches
 //! run as spawned tasks in a `JoinSet`. See the crate docs for the order of things.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use freshet_fetch::links::LinkOptions;
 use freshet_fetch::{Fetcher, Validators};
 use freshet_frontier::{
-    CommitReport, Discovery, FrontierStore, HostPoliteness, Op, RedbStore, SeenFilter, StoredPage,
+    CommitReport, Discovery, FrontierStore, HostPoliteness, Op, RedbStore, SeenFilter, StoredPage, limits,
 };
 use freshet_schedule::online::{
     Budget, Decision, HostId, OnlineError, Outcome as Done, PageId, Politeness, Scheduler,
@@ -67,6 +67,12 @@ pub struct CrawlSummary {
     pub refused: u64,
     /// New URLs not admitted because their host had `host_quota` pages already.
     pub over_quota: u64,
+    /// New URLs not admitted because their host came after `max_hosts_per_domain` others of
+    /// its registered domain (a wildcard-DNS trap, say).
+    pub over_domain_quota: u64,
+    /// Links and redirect targets not followed because they are longer than the frontier
+    /// store keeps (a URL over 8 KiB; see `storable_url`).
+    pub too_long: u64,
     /// Page starts put off because their host's robots.txt checks had used up the host's
     /// allowance of octets scanned (a robots.txt of wildcard rules against long paths; see
     /// `hosts::ScanAllowance`): the page is checked, and fetched if allowed, once the allowance
@@ -106,6 +112,12 @@ pub struct Crawler {
     /// What the seeds (this run's and earlier runs') put in scope: a link is checked against
     /// all of them by hash lookups, not a pass over them.
     seeds: SeedScope,
+    /// Hosts declared so far by registered domain (a host without one under its own name),
+    /// for `max_hosts_per_domain`.
+    domain_hosts: HashMap<Box<str>, u32>,
+    /// The origins (`origin_key`) of this run's seeds, whose hosts are crawled whatever
+    /// `max_hosts_per_domain` says (an earlier run's are marked `seeded` by `rebuild`).
+    seed_origins: HashSet<String>,
     /// `config.include` and `config.exclude`, each matched in one pass (see [`Patterns`]).
     include: Patterns,
     exclude: Patterns,
@@ -211,6 +223,8 @@ impl Crawler {
             log,
             hosts: Vec::new(),
             seeds: SeedScope::new(config.scope),
+            domain_hosts: HashMap::new(),
+            seed_origins: config.seeds.iter().map(freshet_url::origin_key).collect(),
             include: Patterns::new(&config.include),
             exclude: Patterns::new(&config.exclude),
             jobs: JoinSet::new(),
@@ -237,6 +251,8 @@ impl Crawler {
                 skipped: 0,
                 refused: 0,
                 over_quota: 0,
+                over_domain_quota: 0,
+                too_long: 0,
                 robots_deferred: 0,
                 discovered: 0,
                 bytes: 0,
@@ -283,7 +299,9 @@ impl Crawler {
                     self.seeds.add(&parse_stored(&page)?);
                 }
                 let record = &page.record;
-                self.host_mut(record.host)?.pages += 1;
+                let state = self.host_mut(record.host)?;
+                state.pages += 1;
+                state.seeded |= record.depth == 0;
                 let memory = PageMemory::from_bytes(&record.estimator)
                     .map_err(|source| CrawlError::StoredMemory { page: page.id.0, source })?;
                 self.weights.restore(page.id.0, memory.opic_history);
@@ -356,6 +374,15 @@ impl Crawler {
                 .map_or(delay, |wait| wait.min(delay));
             state.not_before = Some(Instant::now() + wait);
         }
+        // Hosts are declared in the order they were found (a resumed crawl declares the
+        // stored ones in id order, that order), so the same hosts are beyond the limit in
+        // every run.
+        let name = origin.host_str().unwrap_or(key);
+        let domain = freshet_url::registered_domain(name).unwrap_or(name);
+        let found = self.domain_hosts.entry(domain.into()).or_insert(0);
+        *found = found.saturating_add(1);
+        let limit = self.config.max_hosts_per_domain;
+        state.beyond_domain_limit = limit > 0 && *found > limit;
         self.hosts[index] = Some(state);
         Ok(())
     }
@@ -544,9 +571,17 @@ impl Crawler {
             }
             // The host's robots.txt checks used up their allowance: the host waits until a full
             // check can be afforded, and the page is checked then.
+            // The host's first put-off in this run is logged, so that the log says what
+            // happened to the host; the later ones are only counted.
             Verdict::Deferred(at) => {
                 self.summary.robots_deferred += 1;
-                self.scheduler.fetched(page, Done::BackOff { retry_after: (at - now).max(0.0) }, now)?;
+                let retry_after = (at - now).max(0.0);
+                let state = self.host_mut(host)?;
+                if !std::mem::replace(&mut state.deferral_logged, true) {
+                    let detail = deferral_detail(retry_after, self.config.robots_scan_rate);
+                    self.log.write(&LogLine::deferred(url.as_str(), detail))?;
+                }
+                self.scheduler.fetched(page, Done::BackOff { retry_after }, now)?;
                 return Ok(());
             }
             Verdict::Disallowed | Verdict::TooComplex | Verdict::Refused | Verdict::GivenUp => {
@@ -607,10 +642,16 @@ impl Crawler {
         self.log.write(&LogLine::skipped(url.as_str(), outcome, detail))
     }
 
-    /// Queues a discovered URL for the next commit, if it is in scope (checked against every seed).
+    /// Queues a discovered URL for the next commit, if it is in scope (checked against every
+    /// seed) and the store can keep it ([`storable_url`]; counted in `summary.too_long` if
+    /// not).
     pub(crate) fn discover(&mut self, url: Url, depth: u32, from: Option<PageId>) {
         let is_seed = depth == 0 && from.is_none();
         if !is_seed && !self.follows(&url, depth) {
+            return;
+        }
+        if !storable_url(&url) {
+            self.summary.too_long += 1;
             return;
         }
         self.pending.push(Op::Discover(Discovery {
@@ -702,18 +743,29 @@ impl Crawler {
             } else {
                 self.redirect_trails.remove(url.as_str())
             };
+            let beyond_domain_limit = self.beyond_domain_limit(admission.host, url)?;
             let agent = self.agent.clone();
             let verdict =
                 self.host_mut(admission.host)?.early_verdict(&agent, freshet_url::path_and_query(url), now);
-            followed.push(!matches!(
-                verdict,
-                Verdict::Disallowed | Verdict::TooComplex | Verdict::Refused | Verdict::GivenUp
-            ));
+            followed.push(
+                !beyond_domain_limit
+                    && !matches!(
+                        verdict,
+                        Verdict::Disallowed | Verdict::TooComplex | Verdict::Refused | Verdict::GivenUp
+                    ),
+            );
             if !admission.is_new {
                 continue;
             }
             self.summary.discovered += 1;
             self.weights.add(admission.page.0);
+            if beyond_domain_limit {
+                self.summary.over_domain_quota += 1;
+                self.pending.push(Op::Release { page: admission.page, next_due: None });
+                let detail = self.domain_limit_detail(url);
+                self.log.write(&LogLine::skipped(url.as_str(), "domain-quota", Some(detail)))?;
+                continue;
+            }
             let quota = self.config.host_quota;
             let state = self.host_mut(admission.host)?;
             state.pages += 1;
@@ -754,6 +806,29 @@ impl Crawler {
         Ok(())
     }
 
+    /// Whether `url`'s host came after `max_hosts_per_domain` others of its registered domain
+    /// and no seed names it: its URLs are not admitted. A host of this run's seeds is marked
+    /// `seeded` here, the first time one of its URLs is asked about.
+    fn beyond_domain_limit(&mut self, host: HostId, url: &Url) -> Result<bool> {
+        let state = self.host_mut(host)?;
+        if !state.beyond_domain_limit || state.seeded {
+            return Ok(false);
+        }
+        let seeded = self.seed_origins.contains(&freshet_url::origin_key(url));
+        self.host_mut(host)?.seeded = seeded;
+        Ok(!seeded)
+    }
+
+    /// The `detail` of a URL skipped as `domain-quota`.
+    fn domain_limit_detail(&self, url: &Url) -> String {
+        let name = url.host_str().unwrap_or_default();
+        let domain = freshet_url::registered_domain(name).unwrap_or(name);
+        format!(
+            "{domain} had {} hosts in this crawl before this one (max-hosts-per-domain): the host is not crawled",
+            self.config.max_hosts_per_domain
+        )
+    }
+
     /// `page` was fetched with content and links to `links`: the importance estimator learns
     /// it, and the links are kept for the page's next 304.
     pub(crate) fn follow_links(&mut self, page: PageId, links: Box<[u32]>) {
@@ -790,11 +865,39 @@ impl Crawler {
     }
 }
 
+/// Whether the frontier store keeps `url`: at most [`limits::URL_BYTES`] (8 KiB), its origin
+/// at most [`limits::HOST_BYTES`]. A page may link a longer URL (a hostile one, or a session
+/// blob in a query); it is not followed, rather than failing the commit that would hold it,
+/// which stopped the crawl, and again at every resume, as the page was fetched again.
+pub(crate) fn storable_url(url: &Url) -> bool {
+    let text = url.as_str();
+    text.len() <= limits::URL_BYTES
+        && (text.len() <= limits::HOST_BYTES || freshet_url::origin_key(url).len() <= limits::HOST_BYTES)
+}
+
+/// A validator (`ETag`, `Last-Modified`) as the frontier store keeps it: at most
+/// [`limits::VALIDATOR_BYTES`], no control character (a tab is one, and HTTP allows it in a
+/// header value). Another is not kept, and the page's next request is not conditional on it.
+pub(crate) fn storable_validator(value: String) -> Option<String> {
+    (value.len() <= limits::VALIDATOR_BYTES && !value.chars().any(char::is_control)).then_some(value)
+}
+
 /// The `detail` of a URL skipped because robots.txt was too costly to check against it.
 pub(crate) fn too_complex_detail() -> String {
     format!(
         "robots.txt too complex to check: its rules would scan more than {} bytes of the path",
         freshet_robots::MATCH_WORK_LIMIT
+    )
+}
+
+/// The `detail` of a host's first `deferred` line: its robots.txt checks used up their
+/// allowance of `scan_rate` octets a second (`hosts::ScanAllowance`), and the URL is checked
+/// after `retry_after` seconds.
+pub(crate) fn deferral_detail(retry_after: f64, scan_rate: u64) -> String {
+    format!(
+        "robots.txt checks put off for {retry_after:.2}s: this host's checks used up their allowance \
+         (robots-scan-rate {scan_rate} octets a second); the URL is checked then, and later \
+         put-offs of this host are only counted (robots_deferred)"
     )
 }
 

@@ -18,9 +18,24 @@ const HTML: &str = "text/html; charset=utf-8";
 const SLOW_CHUNK: usize = 512;
 const HUGE_CHUNK: usize = 64 * 1024;
 
-/// Answers a request to the host of `kind`.
-pub(super) fn respond(state: &AppState, kind: Misbehaviour, uri: &Uri, now: SystemTime) -> Reply {
+/// Answers a request to `host`, a host of `kind`.
+pub(super) fn respond(state: &AppState, kind: Misbehaviour, host: &str, uri: &Uri, now: SystemTime) -> Reply {
     let path = uri.path();
+    if kind == Misbehaviour::WildcardDns {
+        // Every name under the host resolves, but only `n{k}` names are hosts of the trap.
+        let Some(number) = Misbehaviour::wildcard_host_number(host) else {
+            return Reply::new(not_found(&format!("testweb serves no host {host:?}")));
+        };
+        if path == "/robots.txt" {
+            return robots(state, kind);
+        }
+        let children =
+            [number.saturating_mul(2).saturating_add(1), number.saturating_mul(2).saturating_add(2)];
+        let roots = children
+            .map(|child| format!("http://{}:{}/", Misbehaviour::wildcard_host_name(child), state.port))
+            .to_vec();
+        return ordinary_linking(kind, path, &roots);
+    }
     if path == "/robots.txt" {
         return robots(state, kind);
     }
@@ -46,8 +61,9 @@ pub(super) fn respond(state: &AppState, kind: Misbehaviour, uri: &Uri, now: Syst
                 .into_response(),
         ),
         Misbehaviour::BadEncoding => bad_encoding(kind, path),
+        Misbehaviour::LongFields => long_fields(state, kind, path),
         Misbehaviour::RobotsCostly => {
-            let long_paths = crate::misbehave::costly_paths(state.settings.costly_paths);
+            let long_paths = &state.costly_paths;
             if !path.starts_with("/long/") {
                 ordinary_linking(kind, path, long_paths)
             } else if long_paths.iter().any(|long| long == path) {
@@ -94,11 +110,11 @@ fn special_paths(kind: Misbehaviour) -> &'static [&'static str] {
 
 /// `/` and `/page/1…5` of a misbehaving host: static HTML linking each other; else 404.
 fn ordinary(kind: Misbehaviour, path: &str) -> Reply {
-    ordinary_linking(kind, path, special_paths(kind).iter().map(|path| (*path).to_owned()).collect())
+    ordinary_linking(kind, path, special_paths(kind))
 }
 
 /// [`ordinary`], with `special` the special paths linked.
-fn ordinary_linking(kind: Misbehaviour, path: &str, special: Vec<String>) -> Reply {
+fn ordinary_linking(kind: Misbehaviour, path: &str, special: &[impl AsRef<str>]) -> Reply {
     let number = match path {
         "/" => 0,
         _ => match path.strip_prefix("/page/").and_then(|n| n.parse::<u32>().ok()) {
@@ -112,7 +128,9 @@ fn ordinary_linking(kind: Misbehaviour, path: &str, special: Vec<String>) -> Rep
         kind.host_name(),
         kind.name()
     );
-    for href in special.into_iter().chain((1..=5).map(|n| format!("/page/{n}"))) {
+    for href in
+        special.iter().map(|href| href.as_ref().to_owned()).chain((1..=5).map(|n| format!("/page/{n}")))
+    {
         let _ = writeln!(html, "<li><a href=\"{href}\">{href}</a></li>");
     }
     html.push_str("<li><a href=\"/\">home</a></li>\n</ul>\n</body>\n</html>\n");
@@ -210,6 +228,36 @@ fn redirect(kind: Misbehaviour, path: &str) -> Reply {
             Some(n) => redirect_to(StatusCode::FOUND, &format!("/chain/{}", n.saturating_add(1))),
             None => ordinary(kind, path),
         },
+    }
+}
+
+/// `long-fields`: links, a redirect and validators longer than a crawler keeps.
+fn long_fields(state: &AppState, kind: Misbehaviour, path: &str) -> Reply {
+    let long = "e".repeat(crate::misbehave::LONG_VALIDATOR_OCTETS);
+    let with_header = |name, value: &str| {
+        let mut reply = ordinary(kind, path);
+        if let Ok(value) = HeaderValue::from_str(value) {
+            reply.response.headers_mut().insert(name, value);
+        }
+        reply
+    };
+    match path {
+        "/" => {
+            let links = [
+                crate::misbehave::long_path(),
+                format!("http://{}:{}/", crate::misbehave::long_host(), state.port),
+                "/long-redirect".to_owned(),
+            ];
+            ordinary_linking(kind, path, &links)
+        }
+        "/long-redirect" => redirect_to(StatusCode::FOUND, &crate::misbehave::long_path()),
+        "/page/1" => with_header(header::ETAG, &format!("\"{long}\"")),
+        "/page/2" => with_header(header::ETAG, "\"a\tb\""),
+        "/page/3" => with_header(header::LAST_MODIFIED, &long),
+        _ if path.starts_with("/long/") && path == crate::misbehave::long_path() => Reply::new(
+            ([(header::CONTENT_TYPE, HTML)], "<!DOCTYPE html>\n<p>A long path.</p>\n").into_response(),
+        ),
+        _ => ordinary(kind, path),
     }
 }
 

@@ -82,6 +82,9 @@ pub(crate) struct AppState {
     pub(crate) bomb: Bytes,
     /// Absolute URLs of the misbehaving hosts' roots, listed on `h0.web.test/`.
     pub(crate) root_links: Vec<String>,
+    /// `robots-costly`: its long paths (made once: a thousand of 2,000 octets each by default;
+    /// empty without that kind).
+    pub(crate) costly_paths: Vec<String>,
     pub(crate) shutdown: watch::Receiver<bool>,
     /// Per page, where the walk through its change times stopped (filled on first request), so
     /// that answering at an ever later time costs O(1) per request rather than O(λt).
@@ -166,6 +169,11 @@ impl TestWeb {
             .iter()
             .map(|kind| format!("http://{}:{}/", kind.host_name(), address.port()))
             .collect();
+        let costly_paths = if config.misbehave.contains(&Misbehaviour::RobotsCostly) {
+            crate::misbehave::costly_paths(config.settings.costly_paths)
+        } else {
+            Vec::new()
+        };
         let (shutdown, shutdown_rx) = watch::channel(false);
         let cursors = (0..web.page_count()).map(|_| Mutex::new(None)).collect();
         let state = Arc::new(AppState {
@@ -182,6 +190,7 @@ impl TestWeb {
             rate_limit_last: Mutex::new(None),
             bomb,
             root_links,
+            costly_paths,
             shutdown: shutdown_rx.clone(),
             cursors,
         });
@@ -309,7 +318,7 @@ async fn handle(
     } else if let Some(index) = state.web.host_index(&host) {
         pages::respond(&state, index, &uri, &headers, now, model_time)
     } else if let Some(kind) = Misbehaviour::from_host(&host).filter(|kind| state.misbehave.contains(kind)) {
-        misbehaving::respond(&state, kind, &uri, now)
+        misbehaving::respond(&state, kind, &host, &uri, now)
     } else {
         Reply::new(not_found(&format!("testweb serves no host {host:?}")))
     };
