@@ -151,7 +151,7 @@ pub(crate) struct CrawlArgs {
     /// Cut bodies at this many bytes (declared, transferred and decoded) [default: 10485760].
     #[arg(long, value_name = "BYTES")]
     max_body_bytes: Option<u64>,
-    /// Follow at most N redirects of one chain [default: 10].
+    /// Follow at most N (≤ 32) redirects of one chain [default: 10].
     #[arg(long, value_name = "N")]
     max_redirects: Option<usize>,
     /// Allow loopback, private, link-local and unique-local addresses (testweb, intranets).

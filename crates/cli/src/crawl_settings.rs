@@ -247,6 +247,15 @@ impl CrawlSettings {
                 freshet_crawl::MIN_ROBOTS_SCAN_RATE
             );
         }
+        if let Some(redirects) = self.max_redirects
+            && redirects > freshet_crawl::MAX_REDIRECTS
+        {
+            bail!(
+                "{} {redirects}: expected at most {} (what the frontier keeps of a chain)",
+                origin.name("max-redirects"),
+                freshet_crawl::MAX_REDIRECTS
+            );
+        }
         if let Some(level) = self.warc_gzip_level
             && level > 9
         {
@@ -554,6 +563,7 @@ mod tests {
             ("resolve = [\"a.test:1.2.3.4\"]\n", "expected HOST=IP"),
             ("nutch-min-interval = 10\nnutch-max-interval = 5\n", "less than nutch-min-interval"),
             ("robots-scan-rate = 1000\n", "bad.toml: robots-scan-rate 1000: expected at least 262144"),
+            ("max-redirects = 33\n", "bad.toml: max-redirects 33: expected at most 32"),
         ] {
             std::fs::write(&file, text).unwrap();
             let error = format!("{:#}", CrawlSettings::read(&file).unwrap_err());

@@ -39,6 +39,11 @@ pub const MIN_ROBOTS_SCAN_RATE: u64 = freshet_robots::MATCH_WORK_LIMIT as u64 / 
 /// private part: `*.github.io`, `*.blogspot.com`).
 pub const DEFAULT_MAX_HOSTS_PER_DOMAIN: u32 = 1_000;
 
+/// The most `fetch.max_redirects` may be: a chain's URLs wait in the frontier store with its
+/// next hop, which keeps [`freshet_frontier::limits::REDIRECT_TRAIL`] of them (browsers follow
+/// 20).
+pub const MAX_REDIRECTS: usize = freshet_frontier::limits::REDIRECT_TRAIL;
+
 /// A crawl's settings. [`CrawlConfig::new`] gives the defaults.
 #[derive(Clone, Debug)]
 pub struct CrawlConfig {
@@ -221,6 +226,14 @@ impl CrawlConfig {
         if self.max_failures == 0 {
             return bad("max_failures", "0".into(), "at least 1");
         }
+        // A chain's URLs wait in the store with its next hop (see `crawler::complete`).
+        if self.fetch.max_redirects > MAX_REDIRECTS {
+            return bad(
+                "max_redirects",
+                self.fetch.max_redirects.to_string(),
+                "at most 32, what the frontier store keeps of a chain (browsers follow 20)",
+            );
+        }
         if let Some(seed) = self.seeds.iter().find(|seed| !crate::crawler::storable_url(seed)) {
             let start: String = seed.as_str().chars().take(100).collect();
             return bad(
@@ -289,6 +302,17 @@ mod tests {
         config.seeds.push(long(freshet_frontier::limits::URL_BYTES + 1));
         let error = config.validate().unwrap_err().to_string();
         assert!(error.contains("seeds") && error.contains("8193 bytes"), "{error}");
+    }
+
+    /// A chain's trail waits in the store: no more redirects than it keeps.
+    #[test]
+    fn more_redirects_than_the_store_keeps_of_a_chain_are_refused() {
+        let mut config = CrawlConfig::new("/tmp/x");
+        config.fetch.max_redirects = MAX_REDIRECTS;
+        config.validate().unwrap();
+        config.fetch.max_redirects += 1;
+        let error = config.validate().unwrap_err().to_string();
+        assert!(error.contains("max_redirects") && error.contains("33"), "{error}");
     }
 
     #[test]
