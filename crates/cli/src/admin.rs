@@ -98,6 +98,9 @@ async fn metrics(State(endpoint): State<Endpoint>) -> Response {
     metrics::counter!("freshet_discovered_total").absolute(status.discovered);
     metrics::counter!("freshet_robots_skipped_total").absolute(status.robots_skipped);
     metrics::counter!("freshet_robots_deferred_total").absolute(status.robots_deferred);
+    metrics::counter!("freshet_over_host_quota_total").absolute(status.over_host_quota);
+    metrics::counter!("freshet_over_domain_quota_total").absolute(status.over_domain_quota);
+    metrics::counter!("freshet_too_long_total").absolute(status.too_long);
     for host in &status.hosts {
         metrics::gauge!("freshet_host_lambda", "host" => host.host.clone()).set(host.lambda);
     }
@@ -180,6 +183,11 @@ pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         "robots.txt          {} URLs not requested (disallowed, too costly to check, host given up); \
          {} fetches waited for their host's check allowance",
         status.robots_skipped, status.robots_deferred
+    );
+    println!(
+        "not followed        {} URLs over --host-quota, {} on hosts past --max-hosts-per-domain, \
+         {} longer than the frontier keeps",
+        status.over_host_quota, status.over_domain_quota, status.too_long
     );
     println!("hosts by λ_i (the politeness limits that cost the most freshness):");
     for host in &status.hosts {

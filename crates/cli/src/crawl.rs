@@ -51,7 +51,7 @@ DIR/crawl.toml, and --resume starts from them.";
 pub(crate) const AFTER_LONG_HELP: &str = "\
 Example, against `freshet testweb --port 8080`:
   freshet crawl http://h0.web.test:8080/ --data crawl-data --scope domain --delay 0.1 \\
-      --allow-private --resolve h0.web.test=127.0.0.1 --resolve h1.web.test=127.0.0.1 …";
+      --allow-private --resolve '*.web.test=127.0.0.1'";
 
 /// Arguments of `freshet crawl`. Every setting is also a key of `--config FILE` (the same
 /// name; docs/crawl-config.md); a flag given here wins over the file.

@@ -59,9 +59,11 @@ fn status_and_explain_read_a_running_crawl() {
     assert_success(&status);
     let text = stdout(&status);
     assert!(text.contains("revisit policy      freshet") && text.contains("hosts by λ_i"), "{text}");
+    assert!(text.contains("not followed        0 URLs over --host-quota"), "{text}");
     let json = freshet_in(data.path(), &["status", "--server", &server, "--json"], None);
     let json: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
     assert!(json["page_requests"].as_u64().unwrap() > 0, "{json}");
+    assert_eq!(json["over_domain_quota"].as_u64(), Some(0), "{json}");
 
     let explain = freshet_in(data.path(), &["explain", &root, "--server", &server], None);
     assert_success(&explain);
@@ -85,6 +87,9 @@ fn status_and_explain_read_a_running_crawl() {
         "freshet_page_requests_total",
         "freshet_robots_skipped_total",
         "freshet_robots_deferred_total",
+        "freshet_over_host_quota_total",
+        "freshet_over_domain_quota_total",
+        "freshet_too_long_total",
         "freshet_host_lambda",
     ] {
         assert!(metrics.contains(name), "{name} missing from /metrics:\n{metrics}");

@@ -100,6 +100,14 @@ pub struct CrawlStatus {
     /// Page starts put off because their host's robots.txt checks had used up its allowance
     /// ([`crate::CrawlConfig::robots_scan_rate`]), in this run.
     pub robots_deferred: u64,
+    /// New URLs not admitted in this run, over their host's page quota
+    /// ([`crate::CrawlConfig::host_quota`]).
+    pub over_host_quota: u64,
+    /// New URLs not admitted in this run, their host past the limit of hosts of its registered
+    /// domain ([`crate::CrawlConfig::max_hosts_per_domain`]).
+    pub over_domain_quota: u64,
+    /// Links and redirect targets not followed in this run, longer than the frontier keeps.
+    pub too_long: u64,
     /// Hosts known to the crawl.
     pub host_count: usize,
     /// The hosts with the highest `λ_i`, highest first.

@@ -144,6 +144,19 @@
 //! refilled by the resume scan), and new ones added to the scheduler with the
 //! `(w, λ)` the revisit policy starts them with (over [`CrawlConfig::host_quota`]: skipped).
 //!
+//! **Traps and hostile links.** Three bounds keep a crawl from being held for ever or stopped:
+//! the depth limit ([`CrawlConfig::max_depth`], an endless URL space such as a calendar); a
+//! limit of hosts per registered domain ([`CrawlConfig::max_hosts_per_domain`], 1,000 by
+//! default: with wildcard DNS a page may link `a1.example.com`, `a2.example.com`, … without
+//! end, each near the seed and with few pages, which neither the depth nor the per-host quota
+//! holds; the hosts past it are never called on, their URLs logged as `domain-quota`, and a
+//! resumed crawl keeps the same ones out, as hosts are counted in the order found); and the
+//! store's limits on what it keeps (a URL over 8 KiB, an origin over 1 KiB, an `ETag` or
+//! `Last-Modified` over 1 KiB or holding a control character): such a link or redirect target
+//! is not followed and the page's log line counts it, such a validator is dropped (the next
+//! request is unconditional), where before one of them failed the group commit and stopped
+//! the crawl, again at every resume.
+//!
 //! **Revisits** ([`CrawlConfig::revisit`], module [`revisit`]): after each fetch the page stays
 //! in the scheduler with its new weight (module `importance`: OPIC by default) and change-rate
 //! estimate, learned from what the fetch showed (a 304, its main-text signature against the one

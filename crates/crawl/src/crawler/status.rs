@@ -79,6 +79,9 @@ impl Crawler {
             discovered: self.summary.discovered,
             robots_skipped: self.summary.skipped,
             robots_deferred: self.summary.robots_deferred,
+            over_host_quota: self.summary.over_quota,
+            over_domain_quota: self.summary.over_domain_quota,
+            too_long: self.summary.too_long,
             host_count: self.hosts.iter().flatten().count(),
             hosts,
         }
