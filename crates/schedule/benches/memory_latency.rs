@@ -13,7 +13,9 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
+
+use cpu_time::ThreadTime;
 
 /// SplitMix64: a seeded generator, so the cycle is the same on every run.
 struct SplitMix(u64);
@@ -30,13 +32,6 @@ impl SplitMix {
     fn below(&mut self, bound: usize) -> usize {
         (self.next_u64() % bound as u64) as usize
     }
-}
-
-/// On-CPU time of this thread so far (`/proc/thread-self/schedstat`): the machine is shared.
-fn cpu_time() -> Option<Duration> {
-    let schedstat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos: u64 = schedstat.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(nanos))
 }
 
 /// A record of `BYTES` bytes whose first word is the index of the next record on the cycle.
@@ -62,9 +57,9 @@ fn chase<const WORDS: usize>(count: usize, loads: usize) -> ((f64, f64), (f64, f
     }
     drop(order);
     let timed = |work: &mut dyn FnMut() -> u64| {
-        let (wall, cpu) = (Instant::now(), cpu_time());
+        let (wall, cpu) = (Instant::now(), ThreadTime::try_now().ok());
         black_box(work());
-        let cpu = cpu_time().zip(cpu).map_or(f64::NAN, |(after, before)| (after - before).as_secs_f64());
+        let cpu = cpu.and_then(|cpu| cpu.try_elapsed().ok()).map_or(f64::NAN, |cpu| cpu.as_secs_f64());
         (wall.elapsed().as_secs_f64() * 1e9 / loads as f64, cpu * 1e9 / loads as f64)
     };
     let dependent = timed(&mut || {

@@ -12,6 +12,7 @@
 
 use std::time::{Duration, Instant};
 
+use cpu_time::ThreadTime;
 use criterion::{Criterion, criterion_group, criterion_main};
 use freshet_policy::objective::Freshness;
 use freshet_policy::{Objective, Page, Problem, solve};
@@ -38,15 +39,6 @@ fn resident_bytes() -> Option<u64> {
     let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
-}
-
-/// On-CPU time of this thread so far (`/proc/thread-self/schedstat`, nanoseconds): the machine
-/// is shared, so rates are also given per CPU second, which other processes disturb less than
-/// wall-clock time (they still share the caches).
-fn cpu_time() -> Option<Duration> {
-    let schedstat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos: u64 = schedstat.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(nanos))
 }
 
 /// Pairs per second of `elapsed`, or NaN without a time.
@@ -115,14 +107,14 @@ fn build(pages: u32) -> (Scheduler, f64, f64) {
     let added = started.elapsed();
     let mut now = 0.0;
     let first_crawl = Instant::now();
-    let cpu_before = cpu_time();
+    let cpu_before = ThreadTime::try_now().ok();
     // The first pair on its own: its `next` starts the scheduler and surfaces every page at
     // once (all are due at their add time), handing each to its host.
     let first_pair = drive(&mut scheduler, &mut now, 1);
     let first_pair_time = first_crawl.elapsed();
     let pairs = first_pair + drive(&mut scheduler, &mut now, u64::from(pages).saturating_sub(1));
     let crawl = first_crawl.elapsed();
-    let crawl_cpu = cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
+    let crawl_cpu = cpu_before.and_then(|before| before.try_elapsed().ok());
     let rss_after = resident_bytes().unwrap_or(0);
     eprintln!(
         "setup: {pages} pages added in {added:?}; first {pairs} pairs in {crawl:?} ({:.0} pairs/s, \
@@ -145,7 +137,7 @@ fn online(criterion: &mut Criterion) {
     let (mut scheduler, mut now, optimum) = build(pages);
     // Steady state: a long run of pairs after the first crawl.
     let long = Instant::now();
-    let cpu_before = cpu_time();
+    let cpu_before = ThreadTime::try_now().ok();
     let start_time = now;
     let long_pairs =
         std::env::var("FRESHET_BENCH_PAIRS").ok().and_then(|value| value.parse().ok()).unwrap_or(10_000_000);
@@ -157,11 +149,11 @@ fn online(criterion: &mut Criterion) {
     for window in 0..windows {
         let window_pairs = long_pairs / windows + u64::from(window < long_pairs % windows);
         let (window_start, window_cpu, window_time, before) =
-            (Instant::now(), cpu_time(), now, scheduler.stats());
+            (Instant::now(), ThreadTime::try_now().ok(), now, scheduler.stats());
         let done = drive(&mut scheduler, &mut now, window_pairs);
         pairs += done;
         if windows > 1 {
-            let cpu = cpu_time().zip(window_cpu).map(|(after, before)| after.saturating_sub(before));
+            let cpu = window_cpu.and_then(|before| before.try_elapsed().ok());
             let after = scheduler.stats();
             eprintln!(
                 "window {window}: {done} pairs, {:.0} per CPU second ({:.0} wall); {:.0} fetches per unit; \
@@ -181,7 +173,7 @@ fn online(criterion: &mut Criterion) {
         }
     }
     let elapsed = long.elapsed();
-    let cpu = cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
+    let cpu = cpu_before.and_then(|before| before.try_elapsed().ok());
     eprintln!(
         "steady state: {pairs} pairs in {elapsed:?}: {:.0} pairs/s, {:.0} per CPU second; simulated time {now:.2} \
          ({:.0} fetches per unit, budget {}); λ_0 {:.4e}; {:?}",

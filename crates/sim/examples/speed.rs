@@ -12,10 +12,10 @@
 //! fetches of Poisson pages (weights and rates U(0,1], seed 42) under `periodic-optimal` with
 //! known rates and budget `n/10`, the solver's setup included, as the bench does. Prints the
 //! fetches and the summary's freshness of each run (the same every run), then the total with
-//! the wall time and the thread's CPU time (Linux: `/proc/thread-self/schedstat`; NaN
-//! elsewhere), whose rate is the figure BENCHMARKS.md quotes.
+//! the wall time and the thread's CPU time (`cpu_time::ThreadTime`, `CLOCK_THREAD_CPUTIME_ID`;
+//! NaN where there is none), whose rate is the figure BENCHMARKS.md quotes.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use freshet_sim::{Config, PolicyKind, RatesMode, SimRng, simulate};
 
@@ -28,7 +28,9 @@ fn main() -> Result<(), freshet_sim::SimError> {
     let budget = pages as f64 / 10.0;
     let config = Config::poisson(&specs, budget, 2.0e6 / budget);
     let start = Instant::now();
-    let cpu_start = cpu_time();
+    // This thread's time on a CPU (`CLOCK_THREAD_CPUTIME_ID`): on a shared machine, wall time
+    // also measures the other processes.
+    let cpu_start = cpu_time::ThreadTime::try_now().ok();
     let mut fetches = 0;
     for _ in 0..runs {
         let summary = simulate(&config, PolicyKind::PeriodicOptimal, RatesMode::Known, 1)?;
@@ -37,7 +39,7 @@ fn main() -> Result<(), freshet_sim::SimError> {
     }
     let seconds = start.elapsed().as_secs_f64();
     let cpu_seconds =
-        cpu_time().zip(cpu_start).map_or(f64::NAN, |(end, start)| end.saturating_sub(start).as_secs_f64());
+        cpu_start.and_then(|start| start.try_elapsed().ok()).map_or(f64::NAN, |cpu| cpu.as_secs_f64());
     println!(
         "{pages} pages: {fetches} fetches in {seconds:.3} s wall, {cpu_seconds:.3} s CPU: \
          {:.3} M fetches/s wall, {:.3} M per CPU second",
@@ -45,12 +47,4 @@ fn main() -> Result<(), freshet_sim::SimError> {
         fetches as f64 / cpu_seconds / 1e6
     );
     Ok(())
-}
-
-/// CPU time of this thread so far (Linux), from `/proc/thread-self/schedstat`: on a shared
-/// machine, wall time also measures the other processes.
-fn cpu_time() -> Option<Duration> {
-    let schedstat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos: u64 = schedstat.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(nanos))
 }

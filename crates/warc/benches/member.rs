@@ -33,6 +33,7 @@ use std::hint::black_box;
 use std::io::Read;
 use std::time::Duration;
 
+use cpu_time::ThreadTime;
 use criterion::{Criterion, Throughput, criterion_group};
 use flate2::{Compress, Compression, Crc, FlushCompress, Status};
 use miniz_oxide::deflate::core::{CompressorOxide, TDEFLFlush, TDEFLStatus, compress as miniz_compress};
@@ -249,14 +250,6 @@ fn members(criterion: &mut Criterion) {
     group.finish();
 }
 
-/// This thread's time on a CPU so far, in nanoseconds (the first field of
-/// `/proc/thread-self/schedstat`): unlike wall time, not counting the time other processes of a
-/// shared machine hold the core.
-fn thread_cpu_ns() -> u64 {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
-    text.split_whitespace().next().unwrap().parse().unwrap()
-}
-
 /// Appends one member holding the parts to the buffer.
 type Encode<'a> = dyn FnMut(&[&[u8]], &mut Vec<u8>) + 'a;
 
@@ -318,7 +311,7 @@ fn cpu_rounds(rounds: usize) {
         }
         for _ in 0..rounds {
             for ((_, encode), nanoseconds) in methods.iter_mut().zip(&mut nanoseconds) {
-                let start = thread_cpu_ns();
+                let start = ThreadTime::now();
                 for _ in 0..REPEATS {
                     for parts in &record_parts {
                         out.clear();
@@ -326,7 +319,7 @@ fn cpu_rounds(rounds: usize) {
                         black_box(out.len());
                     }
                 }
-                nanoseconds.push((thread_cpu_ns() - start) as f64 / members);
+                nanoseconds.push(start.elapsed().as_nanos() as f64 / members);
             }
         }
         let mut reference = None;
