@@ -101,6 +101,7 @@ async fn metrics(State(endpoint): State<Endpoint>) -> Response {
     metrics::counter!("freshet_over_host_quota_total").absolute(status.over_host_quota);
     metrics::counter!("freshet_over_domain_quota_total").absolute(status.over_domain_quota);
     metrics::counter!("freshet_too_long_total").absolute(status.too_long);
+    metrics::counter!("freshet_throttled_out_total").absolute(status.throttled_out);
     for host in &status.hosts {
         metrics::gauge!("freshet_host_lambda", "host" => host.host.clone()).set(host.lambda);
     }
@@ -186,8 +187,8 @@ pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
     );
     println!(
         "not followed        {} URLs over --host-quota, {} on hosts past --max-hosts-per-domain, \
-         {} longer than the frontier keeps",
-        status.over_host_quota, status.over_domain_quota, status.too_long
+         {} longer than the frontier keeps, {} on hosts given up for their Retry-After",
+        status.over_host_quota, status.over_domain_quota, status.too_long, status.throttled_out
     );
     println!("hosts by λ_i (the politeness limits that cost the most freshness):");
     for host in &status.hosts {

@@ -258,6 +258,13 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
         summary.bytes,
         data.display()
     );
+    if summary.throttled_out > 0 {
+        println!(
+            "{} URLs not requested: their host asked to be left alone for longer than max-retry-after \
+             and was given up (outcome host-given-up)",
+            summary.throttled_out
+        );
+    }
     if summary.too_long > 0 {
         println!(
             "{} links or redirect targets not followed: longer than the 8 KiB a URL may have \

@@ -90,6 +90,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) max_in_flight_per_host: Option<u32>,
     pub(crate) back_off: Option<f64>,
     pub(crate) max_back_offs: Option<u32>,
+    pub(crate) max_retry_after: Option<f64>,
     pub(crate) robots_ttl: Option<f64>,
     pub(crate) robots_retry: Option<f64>,
     pub(crate) robots_scan_rate: Option<u64>,
@@ -166,7 +167,7 @@ impl CrawlSettings {
             sitemaps, max_sitemap_files, max_sitemap_urls, max_pages, duration, revisit, rate,
             importance, weights, change_interval, prior_fetches, max_failures, nutch_min_interval,
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
-            back_off, max_back_offs, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
+            back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
             first_byte_timeout, timeout, max_body_bytes, max_redirects, allow_private, resolve,
             warc_file_bytes, warc_gzip_level, listen,
         );
@@ -208,6 +209,7 @@ impl CrawlSettings {
         seconds("nutch-max-interval", self.nutch_max_interval, false)?;
         seconds("delay", self.delay, true)?;
         seconds("back-off", self.back_off, true)?;
+        seconds("max-retry-after", self.max_retry_after, false)?;
         seconds("robots-ttl", self.robots_ttl, false)?;
         seconds("robots-retry", self.robots_retry, false)?;
         seconds("connect-timeout", self.connect_timeout, false)?;
@@ -356,6 +358,7 @@ impl CrawlSettings {
         }
         config.default_back_off = self.back_off.map_or(config.default_back_off, seconds);
         config.max_back_offs = self.max_back_offs.unwrap_or(config.max_back_offs);
+        config.max_retry_after = self.max_retry_after.map_or(config.max_retry_after, seconds);
         config.robots_cache.ttl = self.robots_ttl.unwrap_or(config.robots_cache.ttl);
         config.robots_cache.retry = self.robots_retry.unwrap_or(config.robots_cache.retry);
         config.robots_scan_rate = self.robots_scan_rate.unwrap_or(config.robots_scan_rate);
@@ -467,6 +470,7 @@ mod tests {
             max_in_flight_per_host: Some(1),
             back_off: Some(60.0),
             max_back_offs: Some(5),
+            max_retry_after: Some(3_600.0),
             robots_ttl: Some(86_400.0),
             robots_retry: Some(3_600.0),
             robots_scan_rate: Some(4 << 20),
@@ -494,7 +498,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 43);
+        assert_eq!(all.len(), 44);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

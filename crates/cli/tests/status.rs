@@ -90,6 +90,7 @@ fn status_and_explain_read_a_running_crawl() {
         "freshet_over_host_quota_total",
         "freshet_over_domain_quota_total",
         "freshet_too_long_total",
+        "freshet_throttled_out_total",
         "freshet_host_lambda",
     ] {
         assert!(metrics.contains(name), "{name} missing from /metrics:\n{metrics}");

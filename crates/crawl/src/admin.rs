@@ -108,6 +108,9 @@ pub struct CrawlStatus {
     pub over_domain_quota: u64,
     /// Links and redirect targets not followed in this run, longer than the frontier keeps.
     pub too_long: u64,
+    /// URLs not requested in this run because their host was given up for a `Retry-After`
+    /// longer than [`crate::CrawlConfig::max_retry_after`] (a one-pass crawl).
+    pub throttled_out: u64,
     /// Hosts known to the crawl.
     pub host_count: usize,
     /// The hosts with the highest `λ_i`, highest first.

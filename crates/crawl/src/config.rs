@@ -113,6 +113,12 @@ pub struct CrawlConfig {
     pub default_back_off: Duration,
     /// How many times a page may be answered 429/503 before the crawl gives up on it.
     pub max_back_offs: u32,
+    /// The longest `Retry-After` a one-pass crawl ([`Revisit::Once`]) waits for: a host that
+    /// asks to be left alone for longer is given up for the crawl (its pages are logged as
+    /// skipped, `host-given-up`, and it is not called on again), rather than come back sooner
+    /// than it asked or keep the crawl from ending (`Retry-After: 99999999999` held a crawl
+    /// for ever). A revisiting crawl honours any `Retry-After`. Default 1 hour.
+    pub max_retry_after: Duration,
     /// WARC files are rotated before they pass this size (bytes, compressed).
     pub warc_max_file_bytes: u64,
     /// The gzip level of the WARC records, 0 (store) to 9; default 6. Level 1 compresses about
@@ -171,6 +177,7 @@ impl CrawlConfig {
             robots_scan_rate: DEFAULT_ROBOTS_SCAN_RATE,
             default_back_off: Duration::from_secs(60),
             max_back_offs: 5,
+            max_retry_after: Duration::from_secs(3_600),
             warc_max_file_bytes: freshet_warc::DEFAULT_MAX_FILE_BYTES,
             warc_gzip_level: freshet_warc::WriterOptions::default().gzip_level,
             revisit: Revisit::Freshet,

@@ -47,6 +47,9 @@ pub(crate) struct HostState {
     /// Set when a one-pass crawl gave the host up after `max_failures` of them: none of its
     /// pages is tried any more.
     pub(crate) robots_given_up: bool,
+    /// Set when a one-pass crawl gave the host up because it asked to be left alone for longer
+    /// than `max_retry_after`: none of its pages is tried any more.
+    pub(crate) throttled_out: bool,
     /// Its pages in the frontier (for `host_quota`).
     pub(crate) pages: u64,
     /// Found after `max_hosts_per_domain` other hosts of its registered domain: its URLs are
@@ -134,8 +137,9 @@ pub(crate) enum Verdict {
     TooComplex,
     /// The host's addresses are refused (see [`HostState::refused`]): never fetch it.
     Refused,
-    /// The host's robots.txt stayed unreachable and the crawl gave the host up (see
-    /// [`HostState::robots_given_up`]): never fetch it.
+    /// A one-pass crawl gave the host up, its robots.txt unreachable (see
+    /// [`HostState::robots_given_up`]) or its `Retry-After` too long (see
+    /// [`HostState::throttled_out`]): never fetch it.
     GivenUp,
     /// robots.txt must be fetched (first time, or its time to live is up).
     Unknown,
@@ -162,6 +166,7 @@ impl HostState {
             refused: None,
             robots_failures: 0,
             robots_given_up: false,
+            throttled_out: false,
             boilerplate: HostBoilerplate::default(),
             boilerplate_set: Arc::default(),
             pages: 0,
@@ -192,7 +197,7 @@ impl HostState {
         if self.refused.is_some() {
             return Verdict::Refused;
         }
-        if self.robots_given_up {
+        if self.robots_given_up || self.throttled_out {
             return Verdict::GivenUp;
         }
         let Some(entry) = &self.robots else { return Verdict::Unknown };

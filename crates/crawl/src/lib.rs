@@ -144,7 +144,7 @@
 //! refilled by the resume scan), and new ones added to the scheduler with the
 //! `(w, λ)` the revisit policy starts them with (over [`CrawlConfig::host_quota`]: skipped).
 //!
-//! **Traps and hostile links.** Three bounds keep a crawl from being held for ever or stopped:
+//! **Traps and hostile links.** Four bounds keep a crawl from being held for ever or stopped:
 //! the depth limit ([`CrawlConfig::max_depth`], an endless URL space such as a calendar); a
 //! limit of hosts per registered domain ([`CrawlConfig::max_hosts_per_domain`], 1,000 by
 //! default: with wildcard DNS a page may link `a1.example.com`, `a2.example.com`, … without
@@ -155,7 +155,10 @@
 //! `Last-Modified` over 1 KiB or holding a control character): such a link or redirect target
 //! is not followed and the page's log line counts it, such a validator is dropped (the next
 //! request is unconditional), where before one of them failed the group commit and stopped
-//! the crawl, again at every resume.
+//! the crawl, again at every resume; and, in a one-pass crawl, the longest `Retry-After` it
+//! waits for ([`CrawlConfig::max_retry_after`], one hour): a host asking for more is given up
+//! (its pages logged as `host-given-up`), neither called on sooner than it asked nor left to
+//! keep the crawl from ending.
 //!
 //! **Revisits** ([`CrawlConfig::revisit`], module [`revisit`]): after each fetch the page stays
 //! in the scheduler with its new weight (module `importance`: OPIC by default) and change-rate

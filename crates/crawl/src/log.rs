@@ -6,7 +6,9 @@
 //! (body bytes as received), `duration_ms`, `fingerprint` (xxh3-128 of the decoded body, 32 hex
 //! digits, `null` unless the body is complete), `outcome` (the fetcher's outcome name: `ok`,
 //! `not-modified`, `redirect`, `throttled`, `client-error`, `timeout`…; for a skip,
-//! `robots-disallowed`, `robots-unreachable`, `host-quota` or `address-refused`; for a
+//! `robots-disallowed`, `robots-unreachable`, `host-quota`, `domain-quota`, `host-given-up`
+//! (a one-pass crawl's host whose `Retry-After` was longer than `max_retry_after`) or
+//! `address-refused`; for a
 //! `deferred` line, `robots-deferred` (a host's first robots.txt check put off because its
 //! checks used up their allowance of work; the URL is checked later);
 //! `not-a-sitemap` for a sitemap request answered with something else, an HTML page say), and

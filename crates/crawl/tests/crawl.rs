@@ -396,8 +396,14 @@ async fn the_freshness_loop_revisits_politely_and_learns_the_change_rates() {
     assert_polite(&log);
     let not_modified = log.iter().filter(|entry| entry.status == 304).count();
     assert!(not_modified > 0, "no conditional GET was answered 304");
+    // Every 304 is archived, but those of the fetches in flight when the duration ran out
+    // (abandoned, as a stop does; one at most per host, and the web has two).
     let records = warc_records(data.path());
-    assert_eq!(records.iter().filter(|(kind, _)| kind == "revisit").count(), not_modified);
+    let revisits = records.iter().filter(|(kind, _)| kind == "revisit").count();
+    assert!(
+        revisits <= not_modified && not_modified - revisits <= 2,
+        "{revisits} revisit records, {not_modified} 304s"
+    );
     warcio_check(data.path());
     web.shutdown().await.unwrap();
 

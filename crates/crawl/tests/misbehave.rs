@@ -571,6 +571,49 @@ async fn a_seeded_host_is_crawled_beyond_the_hosts_per_domain_limit() {
     web.shutdown().await.unwrap();
 }
 
+/// A host whose `Retry-After` is longer than a one-pass crawl waits for is given up: never
+/// called on again, its other pages logged as skipped, and the crawl ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_after_past_the_limit_gives_the_host_up_in_a_one_pass_crawl() {
+    let _serial = SERIAL.lock().await;
+    use Misbehaviour::RateLimit;
+    // One page let through every two hours: the second request gets `Retry-After: 7200`.
+    let settings = MisbehaviourSettings {
+        rate_limit_interval: Duration::from_secs(7_200),
+        ..MisbehaviourSettings::default()
+    };
+    let web = start_web(20, vec![RateLimit], settings).await;
+    let data = tempfile::tempdir().unwrap();
+    let mut config = config(&web, data.path(), Duration::from_millis(20));
+    assert_eq!(config.max_retry_after, Duration::from_secs(3_600));
+    config.max_retry_after = Duration::from_secs(60);
+    let summary = crawl(config).await;
+    assert_eq!(summary.stopped, StopReason::Done, "the crawl must end");
+    let log = web.log().entries();
+    let good = page_requests(&log, |host| Misbehaviour::from_host(host).is_none());
+    assert_eq!(good.iter().cloned().collect::<HashSet<_>>(), allowed_pages(&web));
+
+    // The host: robots.txt, the page let through, the one answered 429; nothing after it.
+    let requests = requests_to(&log, RateLimit);
+    let statuses: Vec<u16> = requests.iter().map(|e| e.status).collect();
+    assert_eq!(statuses, [200, 200, 429], "{requests:?}");
+    let lines = read_log(data.path());
+    let throttled = lines_of(&lines, RateLimit).into_iter().find(|l| l.status == Some(429)).unwrap();
+    assert!(
+        detail(throttled)
+            .starts_with("retry-after 7200s is longer than max-retry-after (60s): the host is given up"),
+        "{throttled:?}"
+    );
+    // Its other pages (`/` links five, one of them the page answered 429) are skipped, each
+    // once, and counted.
+    let given_up: Vec<&LogLine> =
+        lines_of(&lines, RateLimit).into_iter().filter(|l| l.outcome == "host-given-up").collect();
+    assert_eq!(given_up.len(), 5, "{given_up:?}");
+    assert!(given_up.iter().all(|l| l.kind == LogKind::Skipped), "{given_up:?}");
+    assert_eq!(summary.throttled_out, 5, "{summary:?}");
+    web.shutdown().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_revisiting_crawl_keeps_retrying_an_unreachable_robots_txt_and_never_fetches_its_pages() {
     let _serial = SERIAL.lock().await;

@@ -87,8 +87,16 @@ impl Crawler {
             Outcome::Throttled { retry_after, .. } => {
                 let count = self.back_offs.entry(job.page).or_insert(0);
                 *count += 1;
-                if *count <= self.config.max_back_offs {
-                    let wait = retry_after.unwrap_or(self.config.default_back_off);
+                let wait = retry_after.unwrap_or(self.config.default_back_off);
+                let (once, cap) = (self.config.revisit == Revisit::Once, self.config.max_retry_after);
+                if once && wait > cap {
+                    // Neither sooner than asked nor never ending: the host is given up (its
+                    // pages are skipped when they come up), this page with it.
+                    line.detail = Some(format!(
+                        "retry-after {wait:?} is longer than max-retry-after ({cap:?}): the host is given up for this crawl"
+                    ));
+                    self.host_mut(job.host)?.throttled_out = true;
+                } else if *count <= self.config.max_back_offs {
                     line.detail =
                         Some(format!("back-off {} of {}: {wait:?}", count, self.config.max_back_offs));
                     self.summary.not_ok += 1;
@@ -99,8 +107,9 @@ impl Crawler {
                         .scheduler
                         .fetched(job.page, Done::BackOff { retry_after }, now)
                         .map_err(Into::into);
+                } else {
+                    line.detail = Some(format!("given up after {} back-offs", self.config.max_back_offs));
                 }
-                line.detail = Some(format!("given up after {} back-offs", self.config.max_back_offs));
             }
             Outcome::Ok { .. } => {
                 let first = self.pending_urls.len();

@@ -73,6 +73,9 @@ pub struct CrawlSummary {
     /// Links and redirect targets not followed because they are longer than the frontier
     /// store keeps (a URL over 8 KiB; see `storable_url`).
     pub too_long: u64,
+    /// URLs not requested because a one-pass crawl gave their host up: it asked (429/503
+    /// `Retry-After`) to be left alone for longer than `max_retry_after`.
+    pub throttled_out: u64,
     /// Page starts put off because their host's robots.txt checks had used up the host's
     /// allowance of octets scanned (a robots.txt of wildcard rules against long paths; see
     /// `hosts::ScanAllowance`): the page is checked, and fetched if allowed, once the allowance
@@ -253,6 +256,7 @@ impl Crawler {
                 over_quota: 0,
                 over_domain_quota: 0,
                 too_long: 0,
+                throttled_out: 0,
                 robots_deferred: 0,
                 discovered: 0,
                 bytes: 0,
@@ -621,8 +625,21 @@ impl Crawler {
                 ("address-refused", detail)
             }
             Verdict::GivenUp => {
-                self.summary.skipped += 1;
-                ("robots-unreachable", Some("robots.txt unreachable, the host given up".to_owned()))
+                let host = self.store.page(page)?.map(|stored| stored.record.host);
+                let throttled = host
+                    .and_then(|host| self.hosts.get(host.0 as usize)?.as_ref())
+                    .is_some_and(|state| state.throttled_out);
+                if throttled {
+                    self.summary.throttled_out += 1;
+                    let detail = format!(
+                        "the host asked to be left alone for longer than max-retry-after ({:?}): given up for this crawl",
+                        self.config.max_retry_after
+                    );
+                    ("host-given-up", Some(detail))
+                } else {
+                    self.summary.skipped += 1;
+                    ("robots-unreachable", Some("robots.txt unreachable, the host given up".to_owned()))
+                }
             }
             Verdict::TooComplex => {
                 self.summary.skipped += 1;

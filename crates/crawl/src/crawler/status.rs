@@ -82,6 +82,7 @@ impl Crawler {
             over_host_quota: self.summary.over_quota,
             over_domain_quota: self.summary.over_domain_quota,
             too_long: self.summary.too_long,
+            throttled_out: self.summary.throttled_out,
             host_count: self.hosts.iter().flatten().count(),
             hosts,
         }
