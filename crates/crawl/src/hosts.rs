@@ -50,6 +50,11 @@ pub(crate) struct HostState {
     /// Set when a one-pass crawl gave the host up because it asked to be left alone for longer
     /// than `max_retry_after`: none of its pages is tried any more.
     pub(crate) throttled_out: bool,
+    /// The Unix time before which the host asked (429/503 `Retry-After`) not to be called on.
+    /// The scheduler holds the host's slot closed until then in this run; the time is also
+    /// saved at a clean stop, and a resumed run's checks answer [`Verdict::WaitUntil`] before
+    /// it, so a resume does not call on the host sooner than it asked.
+    pub(crate) retry_after_until: Option<f64>,
     /// Its pages in the frontier (for `host_quota`).
     pub(crate) pages: u64,
     /// Found after `max_hosts_per_domain` other hosts of its registered domain: its URLs are
@@ -143,8 +148,9 @@ pub(crate) enum Verdict {
     GivenUp,
     /// robots.txt must be fetched (first time, or its time to live is up).
     Unknown,
-    /// robots.txt is unreachable (5xx, network): nothing on the host until this Unix time, when
-    /// it is fetched again (RFC 9309 §2.3.1.4).
+    /// Nothing on the host until this Unix time: robots.txt is unreachable (5xx, network) and
+    /// is fetched again then (RFC 9309 §2.3.1.4), or the host asked to be left alone until then
+    /// (`Retry-After`; see [`HostState::retry_after_until`]).
     WaitUntil(f64),
     /// The host's checks used up their allowance ([`ScanAllowance`]): not checked now; a full
     /// check can be afforded at this Unix time.
@@ -167,6 +173,7 @@ impl HostState {
             robots_failures: 0,
             robots_given_up: false,
             throttled_out: false,
+            retry_after_until: None,
             boilerplate: HostBoilerplate::default(),
             boilerplate_set: Arc::default(),
             pages: 0,
@@ -199,6 +206,9 @@ impl HostState {
         }
         if self.robots_given_up || self.throttled_out {
             return Verdict::GivenUp;
+        }
+        if let Some(until) = self.retry_after_until.filter(|&until| until > now) {
+            return Verdict::WaitUntil(until);
         }
         let Some(entry) = &self.robots else { return Verdict::Unknown };
         if entry.needs_fetch(now) {

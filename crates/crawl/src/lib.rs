@@ -68,8 +68,10 @@
 //! - At most `FetchConfig::max_in_flight_per_ip` requests (default 8) are in flight to one IP
 //!   address over all the host names that resolve to it (the fetcher's per-IP gates).
 //! - Across runs: a run that stops cleanly (done, `max_pages`, Ctrl-C) stores each host's next
-//!   turn (`blocked_until`) and a resumed run waits for it. After `kill -9` that is lost, so a
-//!   resumed run waits a whole delay before its first request to every host it restores.
+//!   turn (`blocked_until`: its delay after the last request, or the end of the pause a 429/503
+//!   `Retry-After` asked for, whichever is later) and a resumed run waits for it (robots.txt
+//!   included). After `kill -9` that is lost, so a resumed run waits a whole delay before its
+//!   first request to every host it restores.
 //! - Failures that may pass (timeouts, 5xx, resets) are tried again, up to
 //!   [`CrawlConfig::max_failures`] in a row: in a one-pass crawl after a pause that doubles, else
 //!   at the page's next revisit. A 2xx answer of a type not in `FetchConfig::content_types` is

@@ -614,6 +614,72 @@ async fn a_retry_after_past_the_limit_gives_the_host_up_in_a_one_pass_crawl() {
     web.shutdown().await.unwrap();
 }
 
+/// A clean stop keeps the pause a host's `Retry-After` asked for: the resumed crawl does not
+/// call on the host sooner.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_crawl_waits_out_the_retry_after_the_host_asked_for() {
+    let _serial = SERIAL.lock().await;
+    use Misbehaviour::RateLimit;
+    // One page every 3 s: the page after the root is answered 429, `Retry-After: 3`.
+    let settings = MisbehaviourSettings {
+        rate_limit_interval: Duration::from_secs(3),
+        ..MisbehaviourSettings::default()
+    };
+    let web = start_web(10, vec![RateLimit], settings).await;
+    let data = tempfile::tempdir().unwrap();
+    let config = config(&web, data.path(), Duration::from_millis(20));
+    // The first run stops as soon as the crawl has handled (logged) the 429.
+    let log_path = data.path().join("crawl.jsonl");
+    let handled = async {
+        while !std::fs::read_to_string(&log_path).unwrap_or_default().contains("\"outcome\":\"throttled\"") {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    let first = Crawler::open(config.clone()).unwrap().run(handled).await.unwrap();
+    assert_eq!(first.stopped, StopReason::Interrupted);
+    let throttled = read_log(data.path()).into_iter().find(|l| l.outcome == "throttled").unwrap();
+    let wait: f64 = detail(&throttled)
+        .strip_prefix("back-off 1 of 5: ")
+        .and_then(|rest| rest.split('s').next())
+        .and_then(|seconds| seconds.parse().ok())
+        .unwrap_or_else(|| panic!("{throttled:?}"));
+    let answered =
+        requests_to(&web.log().entries(), RateLimit).into_iter().find(|e| e.status == 429).unwrap().unix;
+    let before = requests_to(&web.log().entries(), RateLimit).len();
+
+    // Resumed at once; stopped at its first request to the host (or after 10 s).
+    let mut resumed = config;
+    resumed.seeds.clear();
+    resumed.resume = true;
+    let next_request = async {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while requests_to(&web.log().entries(), RateLimit).len() == before
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    let started = unix_now();
+    Crawler::open(resumed).unwrap().run(next_request).await.unwrap();
+    let log = web.log().entries();
+    let next = requests_to(&log, RateLimit)
+        .get(before)
+        .map(|e| e.unix)
+        .expect("the resumed crawl called on the host");
+    assert!(started < answered + wait - 0.5, "the resume came too late to show anything");
+    assert!(
+        next >= answered + wait - 0.01,
+        "called on {:.3} s after a 429 that asked for {wait} s",
+        next - answered
+    );
+    web.shutdown().await.unwrap();
+}
+
+/// Unix time now, in seconds.
+fn unix_now() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_revisiting_crawl_keeps_retrying_an_unreachable_robots_txt_and_never_fetches_its_pages() {
     let _serial = SERIAL.lock().await;

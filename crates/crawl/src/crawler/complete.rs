@@ -95,7 +95,9 @@ impl Crawler {
                     line.detail = Some(format!(
                         "retry-after {wait:?} is longer than max-retry-after ({cap:?}): the host is given up for this crawl"
                     ));
-                    self.host_mut(job.host)?.throttled_out = true;
+                    let state = self.host_mut(job.host)?;
+                    state.throttled_out = true;
+                    state.retry_after_until = Some(now + wait.as_secs_f64());
                 } else if *count <= self.config.max_back_offs {
                     line.detail =
                         Some(format!("back-off {} of {}: {wait:?}", count, self.config.max_back_offs));
@@ -103,6 +105,9 @@ impl Crawler {
                     note_delay_change(&mut line, delay_change);
                     self.log.write(&line)?;
                     let retry_after = wait.as_secs_f64();
+                    let state = self.host_mut(job.host)?;
+                    state.retry_after_until =
+                        Some(state.retry_after_until.unwrap_or(now).max(now + retry_after));
                     return self
                         .scheduler
                         .fetched(job.page, Done::BackOff { retry_after }, now)

@@ -372,11 +372,20 @@ impl Crawler {
         // the host just before it died) a whole delay from now. A host new in this run has
         // had no request from us.
         if restored {
+            let now = unix_now();
             let wait = stored
                 .blocked_until
-                .and_then(|until| Duration::try_from_secs_f64(until - unix_now()).ok())
+                .and_then(|until| Duration::try_from_secs_f64(until - now).ok())
                 .map_or(delay, |wait| wait.min(delay));
             state.not_before = Some(Instant::now() + wait);
+            // A pause longer than the delay is what the host asked for (`Retry-After`): its
+            // checks wait for it (a one-pass crawl gives up a host that asked for more than
+            // `max_retry_after`, as it did before the stop).
+            if let Some(until) = stored.blocked_until.filter(|&until| until > now + delay.as_secs_f64()) {
+                state.retry_after_until = Some(until);
+                let once = self.config.revisit == Revisit::Once;
+                state.throttled_out = once && until - now > self.config.max_retry_after.as_secs_f64();
+            }
         }
         // Hosts are declared in the order they were found (a resumed crawl declares the
         // stored ones in id order, that order), so the same hosts are beyond the limit in
@@ -503,18 +512,26 @@ impl Crawler {
     }
 
     /// Stores, for every host still owed a pause, when its next request may start
-    /// (`blocked_until`), so that a run resumed at once keeps the delay.
+    /// (`blocked_until`): its delay after the last request, or the end of the pause its
+    /// `Retry-After` asked for, whichever is later; so that a run resumed at once keeps both.
     fn save_host_turns(&mut self) {
         let (now, clock) = (unix_now(), Instant::now());
         for (index, state) in self.hosts.iter().enumerate() {
             let Some(state) = state else { continue };
-            let Some(wait) = state.not_before.and_then(|at| at.checked_duration_since(clock)) else {
-                continue;
+            let turn = state
+                .not_before
+                .and_then(|at| at.checked_duration_since(clock))
+                .map(|wait| now + wait.as_secs_f64());
+            let asked = state.retry_after_until.filter(|&until| until > now);
+            let blocked_until = match (turn, asked) {
+                (Some(turn), Some(asked)) => Some(turn.max(asked)),
+                (turn, asked) => turn.or(asked),
             };
+            let Some(blocked_until) = blocked_until else { continue };
             let politeness = HostPoliteness {
                 min_delay: state.delay.as_secs_f64(),
                 max_rate: f64::INFINITY,
-                blocked_until: Some(now + wait.as_secs_f64()),
+                blocked_until: Some(blocked_until),
             };
             self.pending.push(Op::SetHost { host: HostId(index as u32), politeness });
         }
@@ -574,9 +591,9 @@ impl Crawler {
                 return Ok(());
             }
             // The host's robots.txt checks used up their allowance: the host waits until a full
-            // check can be afforded, and the page is checked then.
-            // The host's first put-off in this run is logged, so that the log says what
-            // happened to the host; the later ones are only counted.
+            // check can be afforded, and the page is checked then. The host's first put-off in
+            // this run is logged, so that the log says what happened to it; the others are
+            // only counted.
             Verdict::Deferred(at) => {
                 self.summary.robots_deferred += 1;
                 let retry_after = (at - now).max(0.0);
