@@ -15,9 +15,9 @@
 //! | `bad-encoding` | invalid UTF-8 labelled UTF-8, Latin-1 by header and by `<meta>`, HTML labelled `image/png`, binary labelled `text/html`, no `Content-Type` |
 //! | `robots-timeout` | robots.txt answers only after `robots_hang` (1 hour) |
 //! | `robots-500` | robots.txt answers 500 |
-//! | `long-fields` | `/` links a path of [`LONG_URL_OCTETS`] and a host name of [`LONG_HOST_OCTETS`] under its own; `/long-redirect` redirects to a path of [`LONG_URL_OCTETS`]; `/page/1` has an `ETag` of [`LONG_VALIDATOR_OCTETS`], `/page/2` an `ETag` holding a tab, `/page/3` a `Last-Modified` of [`LONG_VALIDATOR_OCTETS`] |
-//! | `wildcard-dns` | every name under `wildcard-dns.web.test` answers (a wildcard DNS record: crawl with `--resolve '*.wildcard-dns.web.test=127.0.0.1'`): host `n{k}.wildcard-dns.web.test` (the bare name is `k = 0`) links the roots of `n{2k+1}` and `n{2k+2}`, new hosts without end |
 //! | `robots-costly` | robots.txt of [`COSTLY_RULES`] wildcard rules `Disallow: /*aaa…ab<n>` ([`costly_robots_txt`]), which every path must be scanned against, and each of its pages links [`costly_paths`] (`MisbehaviourSettings::costly_paths` of them, 1,000 by default): paths of [`COSTLY_PATH_OCTETS`] that make each check scan megabytes |
+//! | `wildcard-dns` | every name under `wildcard-dns.web.test` answers (a wildcard DNS record: crawl with `--resolve '*.wildcard-dns.web.test=127.0.0.1'`): host `n{k}.wildcard-dns.web.test` (the bare name is `k = 0`) links the roots of `n{2k+1}` and `n{2k+2}`, new hosts without end |
+//! | `long-fields` | `/` links a path of [`LONG_URL_OCTETS`] and a host name of [`LONG_HOST_OCTETS`] under its own; `/long-redirect` redirects to a path of [`LONG_URL_OCTETS`]; `/page/1` has an `ETag` of [`LONG_VALIDATOR_OCTETS`], `/page/2` an `ETag` holding a tab, `/page/3` a `Last-Modified` of [`LONG_VALIDATOR_OCTETS`] |
 //!
 //! robots.txt of every other kind allows everything. Each host's `/` links its special paths
 //! and five ordinary pages `/page/1…5`, which never change.
