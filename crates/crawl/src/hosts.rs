@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use freshet_content::{BoilerplateSet, HostBoilerplate};
+use freshet_frontier::HostPoliteness;
 use freshet_robots::{Access, Check, MATCH_WORK_LIMIT, RobotsEntry};
 use freshet_schedule::online::PageId;
 use freshet_url::Url;
@@ -52,8 +53,9 @@ pub(crate) struct HostState {
     pub(crate) throttled_out: bool,
     /// The Unix time before which the host asked (429/503 `Retry-After`) not to be called on.
     /// The scheduler holds the host's slot closed until then in this run; the time is also
-    /// saved at a clean stop, and a resumed run's checks answer [`Verdict::WaitUntil`] before
-    /// it, so a resume does not call on the host sooner than it asked.
+    /// stored with the answer's group commit (see [`HostState::stored_politeness`]), and a
+    /// resumed run's checks answer [`Verdict::WaitUntil`] before it, so a resume, even after
+    /// `kill -9`, does not call on the host sooner than it asked.
     pub(crate) retry_after_until: Option<f64>,
     /// Its pages in the frontier (for `host_quota`).
     pub(crate) pages: u64,
@@ -190,6 +192,19 @@ impl HostState {
     /// allowance.
     pub(crate) fn verdict(&mut self, agent: &str, path_and_query: &str, now: f64) -> Verdict {
         self.verdict_keeping(agent, path_and_query, now, 0)
+    }
+
+    /// What the store keeps of the host's politeness at Unix time `now`: the delay in force
+    /// and, while one is owed, the end of the pause its `Retry-After` asked for. Every
+    /// `SetHost` the crawl writes carries both, so that one written for a new delay does not
+    /// erase a pause, and a run resumed after `kill -9` (which saves nothing at its end) still
+    /// waits the pause out.
+    pub(crate) fn stored_politeness(&self, now: f64) -> HostPoliteness {
+        HostPoliteness {
+            min_delay: self.delay.as_secs_f64(),
+            max_rate: f64::INFINITY,
+            blocked_until: self.retry_after_until.filter(|&until| until > now),
+        }
     }
 
     /// The verdict for a link just found (or a page waiting for its host's robots.txt): as

@@ -67,11 +67,13 @@
 //!   each gets a `skipped` line with outcome `address-refused`.
 //! - At most `FetchConfig::max_in_flight_per_ip` requests (default 8) are in flight to one IP
 //!   address over all the host names that resolve to it (the fetcher's per-IP gates).
-//! - Across runs: a run that stops cleanly (done, `max_pages`, Ctrl-C) stores each host's next
-//!   turn (`blocked_until`: its delay after the last request, or the end of the pause a 429/503
-//!   `Retry-After` asked for, whichever is later) and a resumed run waits for it (robots.txt
-//!   included). After `kill -9` that is lost, so a resumed run waits a whole delay before its
-//!   first request to every host it restores.
+//! - Across runs: the pause a 429/503 `Retry-After` asked for is stored with that answer's
+//!   group commit (the host's `blocked_until`, which every `SetHost` carries while the pause
+//!   lasts), so a resumed run waits it out (robots.txt included), even after `kill -9`. A run
+//!   that stops cleanly (done, `max_pages`, Ctrl-C) also stores each host's next turn (its delay
+//!   after the last request, or the pause, whichever is later). After `kill -9` that turn is
+//!   lost, so a resumed run waits a whole delay before its first request to every host it
+//!   restores.
 //! - Failures that may pass (timeouts, 5xx, resets) are tried again, up to
 //!   [`CrawlConfig::max_failures`] in a row: in a one-pass crawl after a pause that doubles, else
 //!   at the page's next revisit. A 2xx answer of a type not in `FetchConfig::content_types` is

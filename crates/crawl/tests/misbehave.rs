@@ -618,6 +618,19 @@ async fn a_retry_after_past_the_limit_gives_the_host_up_in_a_one_pass_crawl() {
 /// call on the host sooner.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resumed_crawl_waits_out_the_retry_after_the_host_asked_for() {
+    resumed_crawl_waits_out_a_retry_after(false).await;
+}
+
+/// A crash (the run dropped where it stood, nothing saved at its end, as `kill -9` leaves
+/// it) keeps the pause too: it was stored with the 429's own group commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_resumed_after_a_crash_waits_out_the_retry_after_the_host_asked_for() {
+    resumed_crawl_waits_out_a_retry_after(true).await;
+}
+
+/// A run stops (cleanly, or by a crash when `crash`) as soon as it has handled a 429 asking
+/// for 3 s; a run resumed at once must not call on the host before those 3 s are over.
+async fn resumed_crawl_waits_out_a_retry_after(crash: bool) {
     let _serial = SERIAL.lock().await;
     use Misbehaviour::RateLimit;
     // One page every 3 s: the page after the root is answered 429, `Retry-After: 3`.
@@ -635,8 +648,18 @@ async fn a_resumed_crawl_waits_out_the_retry_after_the_host_asked_for() {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     };
-    let first = Crawler::open(config.clone()).unwrap().run(handled).await.unwrap();
-    assert_eq!(first.stopped, StopReason::Interrupted);
+    let first = Crawler::open(config.clone()).unwrap();
+    if crash {
+        // The log line is flushed in the same group commit as the store's batch, with no
+        // await between: once it is seen, that batch is stored, and nothing after it is.
+        tokio::select! {
+            ended = first.run(std::future::pending()) => panic!("the crawl ended before its 429: {ended:?}"),
+            () = handled => {}
+        }
+    } else {
+        let first = first.run(handled).await.unwrap();
+        assert_eq!(first.stopped, StopReason::Interrupted);
+    }
     let throttled = read_log(data.path()).into_iter().find(|l| l.outcome == "throttled").unwrap();
     let wait: f64 = detail(&throttled)
         .strip_prefix("back-off 1 of 5: ")

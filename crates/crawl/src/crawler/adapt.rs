@@ -4,10 +4,10 @@
 //! it), and the request's log line a note ("host delay 1s -> 2s").
 
 use freshet_fetch::Outcome;
-use freshet_frontier::{HostPoliteness, Op};
+use freshet_frontier::Op;
 use freshet_schedule::online::{HostId, Politeness};
 
-use super::Crawler;
+use super::{Crawler, unix_now};
 use crate::capacity::{DelayChange, Signal};
 use crate::error::Result;
 use crate::log::LogLine;
@@ -26,7 +26,7 @@ impl Crawler {
         state.delay = change.to;
         let min_delay = change.to.as_secs_f64();
         self.scheduler.set_host(host, Politeness { min_delay, max_rate: f64::INFINITY })?;
-        let politeness = HostPoliteness { min_delay, ..HostPoliteness::default() };
+        let politeness = self.host_mut(host)?.stored_politeness(unix_now());
         self.pending.push(Op::SetHost { host, politeness });
         Ok(Some(change))
     }

@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use freshet_content::{BoilerplateSet, MainText, Signature};
 use freshet_fetch::{Fetch, Outcome, SizeStage, TimeoutPhase, Truncated, Validators};
-use freshet_frontier::{Completion, FrontierStore as _, HostPoliteness, Op};
+use freshet_frontier::{Completion, FrontierStore as _, Op};
 use freshet_robots::{FetchOutcome, RobotsEntry};
 use freshet_schedule::online::{Outcome as Done, Politeness};
 use freshet_warc::{Capture, CaptureResponse, EncodedCapture, RefersTo, Truncation, WarcDate};
@@ -98,6 +98,8 @@ impl Crawler {
                     let state = self.host_mut(job.host)?;
                     state.throttled_out = true;
                     state.retry_after_until = Some(now + wait.as_secs_f64());
+                    let politeness = state.stored_politeness(now);
+                    self.pending.push(Op::SetHost { host: job.host, politeness });
                 } else if *count <= self.config.max_back_offs {
                     line.detail =
                         Some(format!("back-off {} of {}: {wait:?}", count, self.config.max_back_offs));
@@ -108,6 +110,9 @@ impl Crawler {
                     let state = self.host_mut(job.host)?;
                     state.retry_after_until =
                         Some(state.retry_after_until.unwrap_or(now).max(now + retry_after));
+                    // Stored with this answer's group commit: a resume after `kill -9` waits too.
+                    let politeness = state.stored_politeness(now);
+                    self.pending.push(Op::SetHost { host: job.host, politeness });
                     return self
                         .scheduler
                         .fetched(job.page, Done::BackOff { retry_after }, now)
@@ -480,7 +485,7 @@ impl Crawler {
         if changed {
             let min_delay = delay.as_secs_f64();
             self.scheduler.set_host(job.host, Politeness { min_delay, max_rate: f64::INFINITY })?;
-            let politeness = HostPoliteness { min_delay, ..HostPoliteness::default() };
+            let politeness = self.host_mut(job.host)?.stored_politeness(now);
             self.pending.push(Op::SetHost { host: job.host, politeness });
         }
         self.scheduler.fetched(job.page, Done::BackOff { retry_after: 0.0 }, now)?;
