@@ -103,8 +103,9 @@ pub struct CrawlStatus {
     /// New URLs not admitted in this run, over their host's page quota
     /// ([`crate::CrawlConfig::host_quota`]).
     pub over_host_quota: u64,
-    /// New URLs not admitted in this run, their host past the limit of hosts of its registered
-    /// domain ([`crate::CrawlConfig::max_hosts_per_domain`]).
+    /// URLs not admitted in this run, their host past the limit of hosts of its registered
+    /// domain ([`crate::CrawlConfig::max_hosts_per_domain`]; see
+    /// [`crate::CrawlSummary::over_domain_quota`]).
     pub over_domain_quota: u64,
     /// Links and redirect targets not followed in this run, longer than the frontier keeps.
     pub too_long: u64,

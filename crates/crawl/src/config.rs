@@ -82,9 +82,11 @@ pub struct CrawlConfig {
     /// At most this many hosts (origins) of one registered domain are crawled
     /// ([`freshet_url::registered_domain`]; a host without one, an IP address, counts as its
     /// own), in the order the crawl first found them; the URLs of the others are logged as
-    /// skipped (`domain-quota`) and never requested, robots.txt included. A host a seed names
-    /// is always crawled (and counted). 0: no limit. Default [`DEFAULT_MAX_HOSTS_PER_DOMAIN`]:
-    /// the defence against wildcard-DNS traps, under every scope but `host`.
+    /// skipped (`domain-quota`) and never requested, robots.txt included (once the domain is
+    /// full, links to its new hosts are not stored, so each link found gets its line). A host
+    /// a seed names is always crawled (and counted). 0: no limit. Default
+    /// [`DEFAULT_MAX_HOSTS_PER_DOMAIN`]: the defence against wildcard-DNS traps, under every
+    /// scope but `host`.
     pub max_hosts_per_domain: u32,
     /// The HTTP client's settings (user agent, timeouts, body cap, `allow_private`, `--resolve`).
     pub fetch: FetchConfig,

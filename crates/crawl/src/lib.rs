@@ -154,7 +154,9 @@
 //! default: with wildcard DNS a page may link `a1.example.com`, `a2.example.com`, … without
 //! end, each near the seed and with few pages, which neither the depth nor the per-host quota
 //! holds; the hosts past it are never called on, their URLs logged as `domain-quota`, and a
-//! resumed crawl keeps the same ones out, as hosts are counted in the order found); and the
+//! resumed crawl keeps the same ones out, as hosts are counted in the order found; once a
+//! domain is full, links to its new hosts are refused before they reach the store, so a trap
+//! adds no records past the limit, and each such link gets its line); and the
 //! store's limits on what it keeps (a URL over 8 KiB, an origin over 1 KiB, an `ETag` or
 //! `Last-Modified` over 1 KiB or holding a control character): such a link or redirect target
 //! is not followed and the page's log line counts it, such a validator is dropped (the next

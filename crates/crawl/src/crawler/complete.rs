@@ -132,7 +132,7 @@ impl Crawler {
                     }
                     let too_long = self.summary.too_long;
                     for link in found.links {
-                        self.discover(link.url, depth + 1, Some(job.page));
+                        self.discover(link.url, depth + 1, Some(job.page))?;
                     }
                     let too_long = self.summary.too_long - too_long;
                     if too_long > 0 {
@@ -179,7 +179,7 @@ impl Crawler {
                     self.summary.too_long += 1;
                 } else {
                     let first = self.pending_urls.len();
-                    self.discover(location.clone(), depth + 1, Some(job.page));
+                    self.discover(location.clone(), depth + 1, Some(job.page))?;
                     self.link_sources.push((job.page, first..self.pending_urls.len()));
                     // Remembered only for a target queued for admission (one out of scope or
                     // past the depth limit is never admitted, and its trail would stay).

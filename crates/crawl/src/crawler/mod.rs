@@ -67,8 +67,10 @@ pub struct CrawlSummary {
     pub refused: u64,
     /// New URLs not admitted because their host had `host_quota` pages already.
     pub over_quota: u64,
-    /// New URLs not admitted because their host came after `max_hosts_per_domain` others of
-    /// its registered domain (a wildcard-DNS trap, say).
+    /// URLs not admitted because their host came after `max_hosts_per_domain` others of its
+    /// registered domain (a wildcard-DNS trap, say): each new one, and each link found to a
+    /// host the domain's full count kept out of the store (such links are not remembered, so
+    /// one linked twice counts twice).
     pub over_domain_quota: u64,
     /// Links and redirect targets not followed because they are longer than the frontier
     /// store keeps (a URL over 8 KiB; see `storable_url`).
@@ -121,6 +123,11 @@ pub struct Crawler {
     /// The origins (`origin_key`) of this run's seeds, whose hosts are crawled whatever
     /// `max_hosts_per_domain` says (an earlier run's are marked `seeded` by `rebuild`).
     seed_origins: HashSet<String>,
+    /// Some registered domain has `max_hosts_per_domain` hosts: `discover` checks links'
+    /// domains from then on (see [`Crawler::refused_by_domain_limit`]).
+    some_domain_full: bool,
+    /// The full domains whose refused links `discover` has logged in this run (once each).
+    refusals_logged: HashSet<Box<str>>,
     /// `config.include` and `config.exclude`, each matched in one pass (see [`Patterns`]).
     include: Patterns,
     exclude: Patterns,
@@ -228,6 +235,8 @@ impl Crawler {
             seeds: SeedScope::new(config.scope),
             domain_hosts: HashMap::new(),
             seed_origins: config.seeds.iter().map(freshet_url::origin_key).collect(),
+            some_domain_full: false,
+            refusals_logged: HashSet::new(),
             include: Patterns::new(&config.include),
             exclude: Patterns::new(&config.exclude),
             jobs: JoinSet::new(),
@@ -272,7 +281,7 @@ impl Crawler {
             crawler.seeds.add(seed);
         }
         for seed in seeds {
-            crawler.discover(seed, 0, None);
+            crawler.discover(seed, 0, None)?;
         }
         crawler.settle()?;
         Ok(crawler)
@@ -396,6 +405,7 @@ impl Crawler {
         *found = found.saturating_add(1);
         let limit = self.config.max_hosts_per_domain;
         state.beyond_domain_limit = limit > 0 && *found > limit;
+        self.some_domain_full |= limit > 0 && *found >= limit;
         self.hosts[index] = Some(state);
         Ok(())
     }
@@ -677,16 +687,32 @@ impl Crawler {
     }
 
     /// Queues a discovered URL for the next commit, if it is in scope (checked against every
-    /// seed) and the store can keep it ([`storable_url`]; counted in `summary.too_long` if
-    /// not).
-    pub(crate) fn discover(&mut self, url: Url, depth: u32, from: Option<PageId>) {
+    /// seed), the store can keep it ([`storable_url`]; counted in `summary.too_long` if not)
+    /// and it is not on a new host of a registered domain that already has
+    /// `max_hosts_per_domain` hosts (see [`Crawler::refused_by_domain_limit`]).
+    ///
+    /// # Errors
+    /// The store's lookup of the URL's host, or the crawl log's write of a refusal.
+    pub(crate) fn discover(&mut self, url: Url, depth: u32, from: Option<PageId>) -> Result<()> {
         let is_seed = depth == 0 && from.is_none();
         if !is_seed && !self.follows(&url, depth) {
-            return;
+            return Ok(());
         }
         if !storable_url(&url) {
             self.summary.too_long += 1;
-            return;
+            return Ok(());
+        }
+        if !is_seed && let Some(domain) = self.refused_by_domain_limit(&url)? {
+            self.summary.over_domain_quota += 1;
+            // One line a domain and run: such links are not remembered, and a trap repeats them.
+            if self.refusals_logged.insert(domain) {
+                let detail = format!(
+                    "{}; links to the domain's other new hosts are not followed either, and are counted (over_domain_quota) without lines of their own in this run",
+                    self.domain_limit_detail(&url)
+                );
+                self.log.write(&LogLine::skipped(url.as_str(), "domain-quota", Some(detail)))?;
+            }
+            return Ok(());
         }
         self.pending.push(Op::Discover(Discovery {
             url: url.as_str().to_owned(),
@@ -699,6 +725,30 @@ impl Crawler {
             redirect_trail: Vec::new(),
         }));
         self.pending_urls.push(url);
+        Ok(())
+    }
+
+    /// The registered domain of `url` when `url` is on a host the crawl does not know yet, of
+    /// a domain that already has `max_hosts_per_domain` hosts: such a URL is refused before it
+    /// reaches the store, so that a wildcard-DNS domain whose pages link new names without end
+    /// adds neither host nor page records past the limit (the hosts declared beyond it in the
+    /// commits that filled the domain are still marked by `declare_host`, and their URLs
+    /// skipped in `admit`). Free until some domain is full: one flag read per link.
+    fn refused_by_domain_limit(&self, url: &Url) -> Result<Option<Box<str>>> {
+        if !self.some_domain_full {
+            return Ok(None);
+        }
+        let name = url.host_str().unwrap_or_default();
+        let domain = freshet_url::registered_domain(name).unwrap_or(name);
+        let limit = self.config.max_hosts_per_domain;
+        if self.domain_hosts.get(domain).is_none_or(|&found| found < limit) {
+            return Ok(None);
+        }
+        let origin = freshet_url::origin_key(url);
+        if self.seed_origins.contains(&origin) || self.store.host_by_key(&origin)?.is_some() {
+            return Ok(None);
+        }
+        Ok(Some(domain.into()))
     }
 
     /// Whether a link at `depth` hops from a seed is followed: in scope of a seed, within

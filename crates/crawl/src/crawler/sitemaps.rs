@@ -230,7 +230,7 @@ impl Crawler {
                 let take = sitemap.urls.len().min(usize::try_from(room).unwrap_or(usize::MAX));
                 for entry in &sitemap.urls[..take] {
                     let before = self.pending_urls.len();
-                    self.discover(entry.url.clone(), 1, None);
+                    self.discover(entry.url.clone(), 1, None)?;
                     if entry.priority_given
                         && self.pending_urls.len() > before
                         && let Some(Op::Discover(discovery)) = self.pending.last_mut()
