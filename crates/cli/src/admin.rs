@@ -1,12 +1,14 @@
 //! A running crawl's window: the HTTP endpoint `freshet crawl --listen ADDR` serves
 //! (`/metrics` for Prometheus, `/status` and `/explain?url=URL` as JSON), and the two commands
-//! that read it, `freshet status` and `freshet explain URL`.
+//! that read it, `freshet status` and `freshet explain URL`; with `--data DIR` the same two
+//! commands read a stopped crawl's frontier store instead ([`freshet_crawl::inspect`]).
 //!
 //! The endpoint is plumbing: axum for HTTP and `metrics-exporter-prometheus` for the text
 //! format. Each scrape asks the crawl for its status ([`freshet_crawl::Admin`]) and sets the
 //! gauges from it, so what Prometheus sees is what `freshet status` prints.
 
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
@@ -14,6 +16,7 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use freshet_crawl::inspect::{self, InspectError};
 use freshet_crawl::{Admin, CrawlStatus, ExplainError, PageReport};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
@@ -114,7 +117,14 @@ pub(crate) struct StatusArgs {
     /// The address a running `freshet crawl --listen ADDR` serves.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9090")]
     server: String,
-    /// Print the JSON as served.
+    /// Read the frontier of the stopped crawl in DIR (its `--data` directory) instead: pages by
+    /// state and due time, hosts with the most pages.
+    #[arg(long, value_name = "DIR", conflicts_with = "server")]
+    data: Option<PathBuf>,
+    /// With --data: how many hosts to list.
+    #[arg(long, value_name = "N", default_value_t = 10, requires = "data")]
+    hosts: usize,
+    /// Print the JSON (as served, or of the stopped crawl's report).
     #[arg(long)]
     json: bool,
 }
@@ -127,9 +137,119 @@ pub(crate) struct ExplainArgs {
     /// The address a running `freshet crawl --listen ADDR` serves.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9090")]
     server: String,
-    /// Print the JSON as served.
+    /// Read what the stopped crawl in DIR (its `--data` directory) keeps about the page instead.
+    #[arg(long, value_name = "DIR", conflicts_with = "server")]
+    data: Option<PathBuf>,
+    /// Print the JSON (as served, or of the stored record).
     #[arg(long)]
     json: bool,
+}
+
+/// Unix time now, in seconds.
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |since| since.as_secs_f64())
+}
+
+/// Opens the frontier store of the stopped crawl in `data`.
+fn open_stopped(data: &Path) -> anyhow::Result<inspect::RedbStore> {
+    inspect::open_store(data).map_err(|error| match error {
+        InspectError::Open { .. } => anyhow::Error::new(error).context(format!(
+            "reading the crawl in {} (a crawl running on it holds its store: ask that crawl with --server)",
+            data.display()
+        )),
+        error => anyhow::Error::new(error),
+    })
+}
+
+/// `seconds` from now, in words: "in 12.0 s", "12.0 s ago".
+fn relative(at: f64, now: f64) -> String {
+    if at >= now { format!("in {:.1} s", at - now) } else { format!("{:.1} s ago", now - at) }
+}
+
+/// Runs `freshet status --data DIR`.
+fn run_status_stopped(data: &Path, hosts: usize, json: bool) -> anyhow::Result<ExitCode> {
+    let store = open_stopped(data)?;
+    let now = unix_now();
+    let report = inspect::frontier_report(&store, now, hosts)
+        .with_context(|| format!("reading the frontier of {}", data.display()))?;
+    if json {
+        println!("{}", serde_json::to_string(&report).context("writing the report as JSON")?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("frontier of the stopped crawl in {}", data.display());
+    println!(
+        "pages     {} seen: {} never fetched, {} fetched, {} in flight when it stopped",
+        report.pages, report.discovered, report.fetched, report.in_flight
+    );
+    println!(
+        "due       {} now, {} later, {} not to be fetched again (done, disallowed, over a limit)",
+        report.due_now, report.due_later, report.not_due
+    );
+    println!("hosts     {}; those with the most pages:", report.hosts);
+    for host in &report.top_hosts {
+        let blocked = match host.blocked_until {
+            Some(until) if until > now => format!(", no request before {}", relative(until, now)),
+            _ => String::new(),
+        };
+        let delay =
+            if host.min_delay > 0.0 { format!("; delay {:.3} s", host.min_delay) } else { String::new() };
+        println!(
+            "  {:<40} {} pages, {} fetched, {} due now{delay}{blocked}",
+            host.host, host.pages, host.fetched, host.due_now
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `freshet explain URL --data DIR`.
+fn run_explain_stopped(data: &Path, url: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let store = open_stopped(data)?;
+    let report = inspect::stored_page_report(&store, url)?;
+    if json {
+        println!("{}", serde_json::to_string(&report).context("writing the record as JSON")?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let now = unix_now();
+    let or_none = |value: &Option<String>| value.clone().unwrap_or_else(|| "none".into());
+    println!("{}", report.url);
+    println!("  state               {}", report.state);
+    match report.host_min_delay {
+        delay if delay > 0.0 => println!("  host                {} (delay {delay:.3} s)", report.host),
+        _ => println!("  host                {}", report.host),
+    }
+    if let Some(until) = report.host_blocked_until.filter(|&until| until > now) {
+        println!("  host blocked until  {}", relative(until, now));
+    }
+    match &report.discovered_from {
+        Some(from) => println!("  found               on {from} (depth {})", report.depth),
+        None if report.depth == 0 => println!("  found               a seed"),
+        None => println!("  found               in a sitemap (depth {})", report.depth),
+    }
+    println!("  weight w            {:.4}", report.weight);
+    println!(
+        "  change rate λ       {:.4e}/s; {} changes in {} observations",
+        report.change_rate, report.changes, report.observations
+    );
+    match report.last_fetch {
+        Some(last) => println!("  last fetch          {}", relative(last, now)),
+        None => println!("  last fetch          never"),
+    }
+    match report.next_due {
+        Some(due) if due <= now => println!("  next fetch          due now"),
+        Some(due) => println!("  next fetch          due {}", relative(due, now)),
+        None => println!("  next fetch          never (done, disallowed or over a limit)"),
+    }
+    if report.failures > 0 {
+        println!("  failures in a row   {}", report.failures);
+    }
+    println!("  ETag                {}", or_none(&report.etag));
+    println!("  Last-Modified       {}", or_none(&report.last_modified));
+    for (hop, from) in report.redirect_trail.iter().enumerate() {
+        println!("  redirected from     {from} (hop {})", hop + 1);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// GETs `path` from the crawl's endpoint; an answer other than 200 is an error naming it.
@@ -155,6 +275,9 @@ fn get_text(server: &str, path: &str, query: &[(&str, &str)]) -> anyhow::Result<
 
 /// Runs `freshet status`.
 pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
+    if let Some(data) = &args.data {
+        return run_status_stopped(data, args.hosts, args.json);
+    }
     let body = get_text(&args.server, "/status", &[])?;
     if args.json {
         println!("{}", body.trim());
@@ -202,6 +325,9 @@ pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs `freshet explain`.
 pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<ExitCode> {
+    if let Some(data) = &args.data {
+        return run_explain_stopped(data, &args.url, args.json);
+    }
     let body = get_text(&args.server, "/explain", &[("url", &args.url)])?;
     if args.json {
         println!("{}", body.trim());

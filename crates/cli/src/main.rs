@@ -78,9 +78,11 @@ enum Command {
     /// measure each one's ground-truth freshness against the optimum.
     #[command(long_about = demo::LONG_ABOUT)]
     Demo(demo::DemoArgs),
-    /// The status of a running crawl (`freshet crawl --listen`): freshness, λ_0, hosts by λ_i.
+    /// The status of a running crawl (`freshet crawl --listen`): freshness, λ_0, hosts by λ_i;
+    /// or, with --data DIR, what a stopped crawl's frontier holds.
     Status(admin::StatusArgs),
-    /// Why a page of a running crawl is (not) being fetched: its w, λ, value and threshold.
+    /// Why a page of a running crawl is (not) being fetched: its w, λ, value and threshold; or,
+    /// with --data DIR, what a stopped crawl keeps about it.
     Explain(admin::ExplainArgs),
 }
 

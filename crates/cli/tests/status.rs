@@ -1,5 +1,6 @@
 //! `freshet status` and `freshet explain` against a running `freshet crawl --listen`, and the
-//! Prometheus endpoint it serves; and the clear error when no crawl listens.
+//! Prometheus endpoint it serves; the same two commands on the stopped crawl's `--data`
+//! directory; and the clear errors when no crawl listens or none is stored.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -95,8 +96,73 @@ fn status_and_explain_read_a_running_crawl() {
     ] {
         assert!(metrics.contains(name), "{name} missing from /metrics:\n{metrics}");
     }
+    // While the crawl runs, its store is locked: `--data` says to ask the crawl instead.
+    let crawl_dir = data.path().join("crawl").display().to_string();
+    let locked = freshet_in(data.path(), &["status", "--data", &crawl_dir], None);
+    assert!(!locked.status.success());
+    assert!(stderr(&locked).contains("a crawl running on it holds its store"), "{}", stderr(&locked));
     assert!(crawl.wait().unwrap().success());
     runtime.block_on(web.shutdown()).unwrap();
+
+    // Stopped: `--data` reads the frontier, which agrees with the crawl log.
+    let log = std::fs::read_to_string(data.path().join("crawl").join("crawl.jsonl")).unwrap();
+    let fetched: std::collections::HashSet<String> = log
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|line| line["kind"] == "page")
+        .map(|line| line["url"].as_str().unwrap().to_owned())
+        .collect();
+    let status = freshet_in(data.path(), &["status", "--data", &crawl_dir, "--json"], None);
+    assert_success(&status);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&status)).unwrap();
+    let count = |field: &str| report[field].as_u64().unwrap();
+    assert_eq!(count("fetched"), fetched.len() as u64, "{report}");
+    assert_eq!(count("in_flight"), 0, "a clean stop: {report}");
+    assert_eq!(count("pages"), count("discovered") + count("fetched"), "{report}");
+    assert_eq!(count("pages"), count("due_now") + count("due_later") + count("not_due"), "{report}");
+    assert_eq!(count("hosts"), 2, "{report}");
+    let hosts = report["top_hosts"].as_array().unwrap();
+    let listed: u64 = hosts.iter().map(|host| host["pages"].as_u64().unwrap()).sum();
+    assert_eq!(listed, count("pages"), "{report}");
+    let text = stdout(&freshet_in(data.path(), &["status", "--data", &crawl_dir, "--hosts", "1"], None));
+    assert!(text.contains(&format!("pages     {} seen", count("pages"))), "{text}");
+    assert_eq!(text.lines().filter(|line| line.starts_with("  http://")).count(), 1, "{text}");
+
+    let seed = freshet_in(data.path(), &["explain", &root, "--data", &crawl_dir, "--json"], None);
+    assert_success(&seed);
+    let seed: serde_json::Value = serde_json::from_str(&stdout(&seed)).unwrap();
+    assert_eq!((seed["state"].as_str(), seed["depth"].as_u64()), (Some("fetched"), Some(0)), "{seed}");
+    assert!(seed["discovered_from"].is_null() && seed["last_fetch"].as_f64().is_some(), "{seed}");
+    // A page found by a link names the page it was found on, itself fetched (the sitemaps
+    // name pages too, with no page as their source).
+    let mut found_by_links = 0;
+    for url in fetched.iter().filter(|url| **url != root).take(20) {
+        let child = freshet_in(data.path(), &["explain", url, "--data", &crawl_dir, "--json"], None);
+        let child: serde_json::Value = serde_json::from_str(&stdout(&child)).unwrap();
+        assert!(child["depth"].as_u64().unwrap() >= 1, "{child}");
+        if let Some(from) = child["discovered_from"].as_str() {
+            assert!(fetched.contains(from), "{child}");
+            found_by_links += 1;
+        }
+    }
+    assert!(found_by_links > 0);
+    let text = stdout(&freshet_in(data.path(), &["explain", &root, "--data", &crawl_dir], None));
+    for field in ["state               fetched", "found               a seed", "change rate λ", "ETag"] {
+        assert!(text.contains(field), "{field} missing: {text}");
+    }
+    let nowhere = format!("{}nowhere", root);
+    let unknown = freshet_in(data.path(), &["explain", &nowhere, "--data", &crawl_dir], None);
+    assert!(!unknown.status.success());
+    assert!(stderr(&unknown).contains("is not in the frontier"), "{}", stderr(&unknown));
+}
+
+#[test]
+fn status_of_a_directory_without_a_crawl_says_so_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = freshet_in(dir.path(), &["status", "--data", &dir.path().display().to_string()], None);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("holds no crawl (no frontier store)"), "{}", stderr(&output));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing created");
 }
 
 #[test]

@@ -30,6 +30,9 @@ pub const DEFAULT_ROBOTS_SCAN_RATE: u64 = 4 << 20;
 /// check beside the reserve (half of it).
 pub const MIN_ROBOTS_SCAN_RATE: u64 = freshet_robots::MATCH_WORK_LIMIT as u64 / 4;
 
+/// The frontier store's file in a crawl's data directory.
+pub(crate) const STORE_FILE: &str = "frontier.redb";
+
 /// The default [`CrawlConfig::max_hosts_per_domain`]: 1,000 hosts of one registered domain.
 /// A site with wildcard DNS answers every name under its domain, and a page there may link
 /// `a1.example.com`, `a2.example.com`, … without end, a host each: neither the depth limit
@@ -279,7 +282,7 @@ impl CrawlConfig {
     /// `DIR/frontier.redb`.
     #[must_use]
     pub fn store_path(&self) -> PathBuf {
-        self.data_dir.join("frontier.redb")
+        self.data_dir.join(STORE_FILE)
     }
 
     /// `DIR/warc`.

@@ -10,6 +10,8 @@
 //! - [`LogLine`]: one line of `DIR/crawl.jsonl`, the crawl log (see the `log` module docs for
 //!   the fields).
 //! - [`capacity::HostCapacity`]: a host's delay adapted to its answers (pure, no clock).
+//! - [`Admin`]: a running crawl's status and a page's explanation; [`inspect`]: the same
+//!   questions about a stopped crawl, answered from its store.
 //!
 //! # The loop
 //! One task owns the [`Scheduler`](freshet_schedule::online::Scheduler) (seed 003's threshold
@@ -216,6 +218,7 @@ mod crawler;
 mod error;
 mod hosts;
 pub mod importance;
+pub mod inspect;
 mod job;
 mod log;
 pub mod revisit;
