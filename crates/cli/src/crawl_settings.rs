@@ -98,6 +98,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) user_agent: Option<String>,
     pub(crate) connect_timeout: Option<f64>,
     pub(crate) first_byte_timeout: Option<f64>,
+    pub(crate) keep_alive: Option<f64>,
     pub(crate) timeout: Option<f64>,
     pub(crate) max_body_bytes: Option<u64>,
     pub(crate) max_redirects: Option<usize>,
@@ -168,7 +169,7 @@ impl CrawlSettings {
             importance, weights, change_interval, prior_fetches, max_failures, nutch_min_interval,
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
             back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
-            first_byte_timeout, timeout, max_body_bytes, max_redirects, allow_private, resolve,
+            first_byte_timeout, keep_alive, timeout, max_body_bytes, max_redirects, allow_private, resolve,
             warc_file_bytes, warc_gzip_level, listen,
         );
         Self { seeds, ..merged }
@@ -214,6 +215,7 @@ impl CrawlSettings {
         seconds("robots-retry", self.robots_retry, false)?;
         seconds("connect-timeout", self.connect_timeout, false)?;
         seconds("first-byte-timeout", self.first_byte_timeout, false)?;
+        seconds("keep-alive", self.keep_alive, true)?;
         seconds("timeout", self.timeout, false)?;
         let positive = |key: &str, value: Option<f64>, unit: &str| -> anyhow::Result<()> {
             match value {
@@ -368,6 +370,7 @@ impl CrawlSettings {
         let fetch = &mut config.fetch;
         fetch.connect_timeout = self.connect_timeout.map_or(fetch.connect_timeout, seconds);
         fetch.first_byte_timeout = self.first_byte_timeout.map_or(fetch.first_byte_timeout, seconds);
+        fetch.idle_timeout = self.keep_alive.map_or(fetch.idle_timeout, seconds);
         fetch.total_timeout = self.timeout.map_or(fetch.total_timeout, seconds);
         fetch.max_body_bytes = self.max_body_bytes.unwrap_or(fetch.max_body_bytes);
         fetch.max_redirects = self.max_redirects.unwrap_or(fetch.max_redirects);
@@ -477,6 +480,7 @@ mod tests {
             user_agent: Some("freshet/0.1 (+https://example.com/bot)".into()),
             connect_timeout: Some(10.0),
             first_byte_timeout: Some(30.0),
+            keep_alive: Some(5.0),
             timeout: Some(120.0),
             max_body_bytes: Some(10 << 20),
             max_redirects: Some(10),
@@ -498,7 +502,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 44);
+        assert_eq!(all.len(), 45);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

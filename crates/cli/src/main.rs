@@ -122,6 +122,18 @@ fn error_message(error: &anyhow::Error) -> String {
     message
 }
 
+/// Raises the soft limit on open files to the hard one, as servers do: a crawl holds a socket
+/// for every request in flight and every connection kept for a host's next request (about
+/// the request rate × `keep-alive`), beside its store, WARC and log files, and the soft limit
+/// a shell or a service starts with is often 1,024 (systemd's default), where the hard one is
+/// far higher. Past the limit connections and file opens fail. A failure to raise it is not
+/// fatal (the crawl runs within the limit it has) and is said on standard error.
+fn raise_open_file_limit() {
+    if let Err(error) = rlimit::increase_nofile_limit(u64::MAX) {
+        eprintln!("note: could not raise the limit on open files: {error}");
+    }
+}
+
 /// Runs the chosen subcommand.
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
@@ -130,9 +142,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Robots(args) => robots::run(&args),
         Command::Scenario(args) => scenario::run(&args),
 
-        Command::Testweb(args) => testweb::run(&args),
-        Command::Crawl(args) => crawl::run(&args),
-        Command::Demo(args) => demo::run(&args),
+        Command::Testweb(args) => {
+            raise_open_file_limit();
+            testweb::run(&args)
+        }
+        Command::Crawl(args) => {
+            raise_open_file_limit();
+            crawl::run(&args)
+        }
+        Command::Demo(args) => {
+            raise_open_file_limit();
+            demo::run(&args)
+        }
         Command::Status(args) => admin::run_status(&args),
         Command::Explain(args) => admin::run_explain(&args),
     }

@@ -56,8 +56,8 @@ use std::net::IpAddr;
 pub use content_type::ContentTypes;
 pub use error::FetchError;
 pub use fetcher::{
-    DEFAULT_MAX_IN_FLIGHT_PER_IP, Fetch, FetchConfig, Fetcher, Followed, ResponseHead, Timings, Truncated,
-    Validators,
+    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_IN_FLIGHT_PER_IP, Fetch, FetchConfig, Fetcher, Followed, ResponseHead,
+    Timings, Truncated, Validators,
 };
 pub use outcome::{Outcome, SizeStage, TimeoutPhase};
 pub use redirect::{RedirectChain, RedirectStop};

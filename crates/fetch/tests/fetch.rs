@@ -484,3 +484,56 @@ async fn requests_to_one_address_are_limited_over_all_its_host_names() {
     // Without the limit the same requests overlap more (so the check above could fail).
     assert!(most_at_once(None).await > 2);
 }
+
+/// The client ports of the requests a server saw, in order (one port per connection), and
+/// the server's base URL.
+async fn serve_recording_peers() -> (String, Arc<std::sync::Mutex<Vec<u16>>>) {
+    use axum::extract::ConnectInfo;
+    let peers = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let app = axum::Router::new().route(
+        "/",
+        get({
+            let peers = Arc::clone(&peers);
+            move |ConnectInfo(peer): ConnectInfo<SocketAddr>| async move {
+                peers.lock().unwrap().push(peer.port());
+                "<p>the page</p>"
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await.unwrap();
+    });
+    (format!("http://{address}/"), peers)
+}
+
+/// A connection is kept for the host's next request only for `idle_timeout`: reused within
+/// it, closed after it (a crawl of many hosts would otherwise hold a socket per host), and
+/// never kept with a zero timeout.
+#[tokio::test]
+async fn connections_are_kept_for_the_idle_timeout_and_no_longer() {
+    let (base, peers) = serve_recording_peers().await;
+    let page = freshet_url::canonicalize(&base).unwrap();
+    let fetcher = local_fetcher(|config| config.idle_timeout = Duration::from_millis(400));
+    let fetch = || async { fetcher.fetch(&page, &Validators::default()).await.unwrap().outcome };
+    assert_eq!(fetch().await, Outcome::Ok { status: 200 });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(fetch().await, Outcome::Ok { status: 200 });
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    assert_eq!(fetch().await, Outcome::Ok { status: 200 });
+    let seen = peers.lock().unwrap().clone();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(seen[0], seen[1], "reused within the timeout: {seen:?}");
+    assert_ne!(seen[1], seen[2], "closed after it: {seen:?}");
+
+    let (base, peers) = serve_recording_peers().await;
+    let page = freshet_url::canonicalize(&base).unwrap();
+    let fetcher = local_fetcher(|config| config.idle_timeout = Duration::ZERO);
+    for _ in 0..2 {
+        let fetch = fetcher.fetch(&page, &Validators::default()).await.unwrap();
+        assert_eq!(fetch.outcome, Outcome::Ok { status: 200 });
+    }
+    let seen = peers.lock().unwrap().clone();
+    assert_ne!(seen[0], seen[1], "a zero timeout keeps nothing: {seen:?}");
+}

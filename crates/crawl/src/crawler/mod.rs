@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use freshet_fetch::links::LinkOptions;
-use freshet_fetch::{Fetcher, Validators};
+use freshet_fetch::{FetchConfig, Fetcher, Validators};
 use freshet_frontier::{
     CommitReport, Discovery, FrontierStore, HostPoliteness, Op, RedbStore, SeenFilter, StoredPage, limits,
 };
@@ -225,7 +225,11 @@ impl Crawler {
                 robots_agent: Some(config.robots_agent()),
                 ..LinkOptions::default()
             }),
-            fetcher: Fetcher::new(config.fetch.clone())?,
+            // As many connections kept per host as requests may be in flight to it.
+            fetcher: Fetcher::new(FetchConfig {
+                max_idle_per_host: usize::try_from(config.max_in_flight_per_host).unwrap_or(usize::MAX),
+                ..config.fetch.clone()
+            })?,
             store,
             scheduler,
             warc,
