@@ -309,7 +309,7 @@ pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         status.robots_skipped, status.robots_deferred
     );
     println!(
-        "not followed        {} URLs over --host-quota, {} on hosts past --max-hosts-per-domain, \
+        "not followed        {} URLs over --host-quota, {} links to hosts past --max-hosts-per-domain, \
          {} longer than the frontier keeps, {} on hosts given up for their Retry-After",
         status.over_host_quota, status.over_domain_quota, status.too_long, status.throttled_out
     );

@@ -246,7 +246,7 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
     };
     println!(
         "{stopped}: {} pages ({} not ok), {} robots.txt, {} skipped by robots.txt, {} refused addresses, \
-         {} new URLs ({} over --host-quota, {} over --max-hosts-per-domain), {} bytes; in {}",
+         {} new URLs ({} over --host-quota), {} links to hosts past --max-hosts-per-domain, {} bytes; in {}",
         summary.pages,
         summary.not_ok,
         summary.robots,
