@@ -163,7 +163,7 @@ fn open_stopped(data: &Path) -> anyhow::Result<inspect::RedbStore> {
     })
 }
 
-/// `seconds` from now, in words: "in 12.0 s", "12.0 s ago".
+/// The Unix time `at` seen from `now`, in words: "in 12.0 s", "12.0 s ago".
 fn relative(at: f64, now: f64) -> String {
     if at >= now { format!("in {:.1} s", at - now) } else { format!("{:.1} s ago", now - at) }
 }

@@ -133,10 +133,11 @@ fn status_and_explain_read_a_running_crawl() {
     let seed: serde_json::Value = serde_json::from_str(&stdout(&seed)).unwrap();
     assert_eq!((seed["state"].as_str(), seed["depth"].as_u64()), (Some("fetched"), Some(0)), "{seed}");
     assert!(seed["discovered_from"].is_null() && seed["last_fetch"].as_f64().is_some(), "{seed}");
-    // A page found by a link names the page it was found on, itself fetched (the sitemaps
-    // name pages too, with no page as their source).
+    // A page found by a link names the page it was found on, itself fetched. A host's sitemap
+    // may name its pages first (no page as their source), but h1's first page can only have
+    // been found by a link from h0 (its sitemap comes after its robots.txt, after that link).
     let mut found_by_links = 0;
-    for url in fetched.iter().filter(|url| **url != root).take(20) {
+    for url in fetched.iter().filter(|url| **url != root) {
         let child = freshet_in(data.path(), &["explain", url, "--data", &crawl_dir, "--json"], None);
         let child: serde_json::Value = serde_json::from_str(&stdout(&child)).unwrap();
         assert!(child["depth"].as_u64().unwrap() >= 1, "{child}");
@@ -145,7 +146,7 @@ fn status_and_explain_read_a_running_crawl() {
             found_by_links += 1;
         }
     }
-    assert!(found_by_links > 0);
+    assert!(found_by_links > 0, "no page found by a link among {fetched:?}");
     let text = stdout(&freshet_in(data.path(), &["explain", &root, "--data", &crawl_dir], None));
     for field in ["state               fetched", "found               a seed", "change rate λ", "ETag"] {
         assert!(text.contains(field), "{field} missing: {text}");
