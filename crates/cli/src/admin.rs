@@ -105,6 +105,7 @@ async fn metrics(State(endpoint): State<Endpoint>) -> Response {
     metrics::counter!("freshet_over_domain_quota_total").absolute(status.over_domain_quota);
     metrics::counter!("freshet_too_long_total").absolute(status.too_long);
     metrics::counter!("freshet_throttled_out_total").absolute(status.throttled_out);
+    metrics::gauge!("freshet_boilerplate_bytes").set(status.boilerplate_bytes as f64);
     for host in &status.hosts {
         metrics::gauge!("freshet_host_lambda", "host" => host.host.clone()).set(host.lambda);
     }
@@ -313,6 +314,7 @@ pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
          {} longer than the frontier keeps, {} on hosts given up for their Retry-After",
         status.over_host_quota, status.over_domain_quota, status.too_long, status.throttled_out
     );
+    println!("memory              {} bytes in the hosts' boilerplate tables", status.boilerplate_bytes);
     println!("hosts by λ_i (the politeness limits that cost the most freshness):");
     for host in &status.hosts {
         println!(

@@ -65,6 +65,8 @@ fn status_and_explain_read_a_running_crawl() {
     let json: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
     assert!(json["page_requests"].as_u64().unwrap() > 0, "{json}");
     assert_eq!(json["over_domain_quota"].as_u64(), Some(0), "{json}");
+    // Pages were read, so their hosts' boilerplate tables hold something.
+    assert!(json["boilerplate_bytes"].as_u64().unwrap() > 0, "{json}");
 
     let explain = freshet_in(data.path(), &["explain", &root, "--server", &server], None);
     assert_success(&explain);
@@ -92,6 +94,7 @@ fn status_and_explain_read_a_running_crawl() {
         "freshet_over_domain_quota_total",
         "freshet_too_long_total",
         "freshet_throttled_out_total",
+        "freshet_boilerplate_bytes",
         "freshet_host_lambda",
     ] {
         assert!(metrics.contains(name), "{name} missing from /metrics:\n{metrics}");

@@ -114,6 +114,11 @@ pub struct CrawlStatus {
     pub throttled_out: u64,
     /// Hosts known to the crawl.
     pub host_count: usize,
+    /// Bytes held by the hosts' boilerplate tables (`freshet_content::HostBoilerplate`, at
+    /// most ~117 KiB a host): what grows, beside the store's cache, as a long crawl keeps
+    /// seeing new text blocks on its hosts' pages.
+    #[serde(default)]
+    pub boilerplate_bytes: u64,
     /// The hosts with the highest `λ_i`, highest first.
     pub hosts: Vec<HostStatus>,
 }

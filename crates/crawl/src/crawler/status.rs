@@ -84,6 +84,12 @@ impl Crawler {
             too_long: self.summary.too_long,
             throttled_out: self.summary.throttled_out,
             host_count: self.hosts.iter().flatten().count(),
+            boilerplate_bytes: self
+                .hosts
+                .iter()
+                .flatten()
+                .map(|host| host.boilerplate.allocated_bytes() as u64)
+                .sum(),
             hosts,
         }
     }
