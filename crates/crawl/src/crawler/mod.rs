@@ -128,6 +128,8 @@ pub struct Crawler {
     some_domain_full: bool,
     /// The full domains whose refused links `discover` has logged in this run (once each).
     refusals_logged: HashSet<Box<str>>,
+    /// The origin (scheme, host, port) of the last link `refused_by_domain_limit` let through.
+    last_passed: Option<(String, String, u16)>,
     /// `config.include` and `config.exclude`, each matched in one pass (see [`Patterns`]).
     include: Patterns,
     exclude: Patterns,
@@ -241,6 +243,7 @@ impl Crawler {
             seed_origins: config.seeds.iter().map(freshet_url::origin_key).collect(),
             some_domain_full: false,
             refusals_logged: HashSet::new(),
+            last_passed: None,
             include: Patterns::new(&config.include),
             exclude: Patterns::new(&config.exclude),
             jobs: JoinSet::new(),
@@ -706,7 +709,10 @@ impl Crawler {
             self.summary.too_long += 1;
             return Ok(());
         }
-        if !is_seed && let Some(domain) = self.refused_by_domain_limit(&url)? {
+        if !is_seed
+            && self.some_domain_full
+            && let Some(domain) = self.refused_by_domain_limit(&url)?
+        {
             self.summary.over_domain_quota += 1;
             // One line a domain and run: such links are not remembered, and a trap repeats them.
             if self.refusals_logged.insert(domain) {
@@ -738,18 +744,28 @@ impl Crawler {
     /// adds neither host nor page records past the limit (the hosts declared beyond it in the
     /// commits that filled the domain are still marked by `declare_host`, and their URLs
     /// skipped in `admit`). Free until some domain is full: one flag read per link.
-    fn refused_by_domain_limit(&self, url: &Url) -> Result<Option<Box<str>>> {
-        if !self.some_domain_full {
+    ///
+    /// The last origin that passed is remembered: a page's links are mostly to its own host,
+    /// which then costs a comparison, not a public-suffix lookup and a store read per link.
+    /// (Were that host new and its domain to fill later, the link would still be caught on
+    /// admission, as the limit's first check does.)
+    fn refused_by_domain_limit(&mut self, url: &Url) -> Result<Option<Box<str>>> {
+        let name = url.host_str().unwrap_or_default();
+        let port = url.port_or_known_default().unwrap_or(0);
+        if self.last_passed.as_ref().is_some_and(|(scheme, host, last_port)| {
+            scheme == url.scheme() && host == name && *last_port == port
+        }) {
             return Ok(None);
         }
-        let name = url.host_str().unwrap_or_default();
         let domain = freshet_url::registered_domain(name).unwrap_or(name);
         let limit = self.config.max_hosts_per_domain;
         if self.domain_hosts.get(domain).is_none_or(|&found| found < limit) {
+            self.last_passed = Some((url.scheme().to_owned(), name.to_owned(), port));
             return Ok(None);
         }
         let origin = freshet_url::origin_key(url);
         if self.seed_origins.contains(&origin) || self.store.host_by_key(&origin)?.is_some() {
+            self.last_passed = Some((url.scheme().to_owned(), name.to_owned(), port));
             return Ok(None);
         }
         Ok(Some(domain.into()))
