@@ -123,6 +123,8 @@ fn links_by_tag_name_equal_links_by_selector() {
          <div href=/div>d</div><img src=/img.png><script src=/script.js></script>",
         // References in attribute values, empty and fragment-only hrefs.
         "<a href='/q?a=1&amp;b=2'>q</a><a href=''>self</a><a href='#top'>top</a><a href=' /spaced '>s</a>",
+        // The markup inside `noscript`, read after the page by the same rules, in its place.
+        "<a href=/before>b</a><noscript><iframe src=toc.html></iframe><a href=/ns>n</a></noscript>         <p>text</p><a href=/after>a</a>",
     ];
     for page in pages {
         assert!(assert_same(Some("text/html; charset=utf-8"), page.as_bytes()), "one pass: {page}");
@@ -134,4 +136,7 @@ fn links_by_tag_name_equal_links_by_selector() {
     assert_eq!(found, ["/a1", "/area1", "/frame1", "/frame2"]);
     let (links, _, _) = one_pass(&url, None, pages[1].as_bytes());
     assert_eq!(links.canonical.as_ref().map(|url| url.path()), Some("/canonical1"));
+    let (links, _, _) = one_pass(&url, None, pages[pages.len() - 1].as_bytes());
+    let found: Vec<&str> = links.links.iter().map(|link| link.url.path()).collect();
+    assert_eq!(found, ["/before", "/dir/toc.html", "/ns", "/after"]);
 }

@@ -12,6 +12,15 @@
 //! | `<meta http-equiv=refresh content="N; url=…">` | | [`LinkKind::Refresh`] |
 //! | `<base href>` | the first one; every URL of the page resolves against it, even those before it (HTML §2.4.1) | — |
 //! | `<meta name=robots content=…>` | `noindex`, `nofollow`, `none`; also `<meta name=AGENT>` for [`LinkOptions::robots_agent`] | [`PageLinks::robots`] |
+//! | the markup inside `<noscript>` | read by the same rules, its links in document order | as above |
+//!
+//! `<noscript>`: a crawler runs no scripts, so it reads a page as a browser with scripting
+//! off does, where the content of `<noscript>` is markup (HTML §4.12.2). `lol_html` parses as a
+//! browser with scripting on, where that content is one raw text, so its text is collected and
+//! parsed again on its own once the page has been read. What it recovers is common: every
+//! mdBook page's table of contents is an `<iframe src="toc.html">` inside `<noscript>` (its
+//! sidebar is drawn by a script), so without this a crawl of the Rust toolchain's own docs
+//! missed 627 of the 32,755 pages `wget --recursive` found (BENCHMARKS.md, "A real site").
 //!
 //! `lol_html` does not apply `<base href>` itself (it rewrites, it does not resolve), so hrefs
 //! are collected raw and resolved once the page has been read. A page whose robots meta says
@@ -30,8 +39,9 @@ mod refresh;
 pub use charset::{CharsetSource, detect_charset};
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
+use std::rc::Rc;
 use std::sync::LazyLock;
 
 use encoding_rs::Encoding;
@@ -132,6 +142,18 @@ struct Collected {
     base: Option<String>,
     canonical: Option<String>,
     robots: RobotsMeta,
+    /// The content of each `<noscript>` element, read after the page (module docs).
+    noscript: Vec<Noscript>,
+    /// Whether the parser is inside a `<noscript>` element: set at its start tag, cleared by
+    /// a handler on its end tag (which outlives the borrow of this record, hence the `Rc`).
+    in_noscript: Rc<Cell<bool>>,
+}
+
+/// The markup inside one `<noscript>` element, as raw text.
+struct Noscript {
+    /// How many links of the page came before it: where its own links go in document order.
+    links_before: usize,
+    markup: String,
 }
 
 /// Extracts the links of an HTML page fetched from `page_url`, given its HTTP `Content-Type`
@@ -219,14 +241,14 @@ fn extract(
                     && (encoding_source == CharsetSource::ValidUtf8 || std::str::from_utf8(body).is_ok())
             };
             let links = LinkElements { collected: &collected, options };
+            let settings = links.noscript_text(Settings::new().with_encoding(ascii_compatible));
             match also_utf8 {
                 Some(also_utf8) if utf8_text() => {
-                    let settings = also_utf8(Settings::new().with_encoding(ascii_compatible), links);
-                    let parse_error = parse(settings, body);
+                    let parse_error = parse(also_utf8(settings, links), body);
                     shared = parse_error.is_none();
                     parse_error
                 }
-                _ => parse(links.handlers(Settings::new().with_encoding(ascii_compatible)), body),
+                _ => parse(links.handlers(settings), body),
             }
         }
         None => {
@@ -234,18 +256,21 @@ fn extract(
             // ASCII-compatible encodings, so decode to UTF-8 first.
             let (text, _, _) = encoding.decode(body);
             let links = LinkElements { collected: &collected, options };
-            let settings = Settings::new().with_encoding(AsciiCompatibleEncoding::utf_8());
+            let settings =
+                links.noscript_text(Settings::new().with_encoding(AsciiCompatibleEncoding::utf_8()));
             parse(links.handlers(settings), text.as_bytes())
         }
     };
-    (resolve_all(page_url, collected.into_inner(), options, encoding, encoding_source, parse_error), shared)
+    let mut collected = collected.into_inner();
+    read_noscript(&mut collected, options);
+    (resolve_all(page_url, collected, options, encoding, encoding_source, parse_error), shared)
 }
 
 /// The link handlers' CSS selectors, parsed once per process, each with the tag name whose rule
 /// of [`LinkElements::element`] it feeds. `lol_html`'s `element!` macro parses its selector
 /// each time it builds a handler, that is once per page here: about 2.5% of a crawl's CPU
 /// (`perf`, BENCHMARKS.md "Crawl throughput").
-static LINK_SELECTORS: LazyLock<[(Selector, &'static str); 6]> = LazyLock::new(|| {
+static LINK_SELECTORS: LazyLock<[(Selector, &'static str); 7]> = LazyLock::new(|| {
     [
         (constant_selector("a[href]"), "a"),
         (constant_selector("area[href]"), "area"),
@@ -254,8 +279,12 @@ static LINK_SELECTORS: LazyLock<[(Selector, &'static str); 6]> = LazyLock::new(|
         (constant_selector("iframe[src], frame[src]"), "iframe"),
         (constant_selector("base[href]"), "base"),
         (constant_selector("meta[content]"), "meta"),
+        (constant_selector("noscript"), "noscript"),
     ]
 });
+
+/// The selector `*`, parsed once per process.
+static EVERY_ELEMENT: LazyLock<Selector> = LazyLock::new(|| constant_selector("*"));
 
 /// A selector written in this file.
 #[expect(clippy::expect_used, reason = "only called on the constant, valid selectors above")]
@@ -281,6 +310,41 @@ macro_rules! on_element {
     }};
 }
 
+/// Reads the markup of the page's `<noscript>` elements by the same rules (module docs), each
+/// on its own (one that ends inside a tag does not run into the next): their links go into
+/// `collected`'s list where their element stood; a `<base>`, canonical link or robots meta
+/// among them counts as one outside would (a `<base>` or canonical only if the page had none).
+/// A part that stops the parser keeps the links read before the stop.
+fn read_noscript(collected: &mut Collected, options: &LinkOptions) {
+    // From the last to the first, so that the positions of the earlier ones stay true.
+    for noscript in std::mem::take(&mut collected.noscript).into_iter().rev() {
+        if !noscript.markup.contains('<') {
+            // Words only ("Please turn on JavaScript"): no element, so no parser.
+            continue;
+        }
+        let inner = RefCell::new(Collected::default());
+        let links = LinkElements { collected: &inner, options };
+        // Its text is the page's, decoded: UTF-8 whatever the page's encoding. One handler on
+        // every element, dispatching by name: building the parser's matcher for one selector
+        // costs less than for six, and these parts are short.
+        let settings = Settings::new().with_encoding(AsciiCompatibleEncoding::utf_8());
+        let _stopped = parse(
+            settings.append_element_content_handler(on_element!(&*EVERY_ELEMENT, move |el| {
+                links.element(el, &el.tag_name());
+                Ok(())
+            })),
+            noscript.markup.as_bytes(),
+        );
+        let inner = inner.into_inner();
+        let at = noscript.links_before.min(collected.raw.len());
+        collected.raw.splice(at..at, inner.raw);
+        collected.base = collected.base.take().or(inner.base);
+        collected.canonical = collected.canonical.take().or(inner.canonical);
+        collected.robots.noindex |= inner.robots.noindex;
+        collected.robots.nofollow |= inner.robots.nofollow;
+    }
+}
+
 /// The rules of the module docs' table as one function of an element and its tag name, for a
 /// parser pass that another handler on every element (`*`) drives
 /// ([`extract_links_sharing`]); this module's own pass ([`extract_links`]) calls the same
@@ -294,12 +358,12 @@ pub struct LinkElements<'collected> {
 impl LinkElements<'_> {
     /// Reads `element`, whose tag name (lower case, as `Element::tag_name` gives it) is
     /// `name`, as the selectors of `LINK_SELECTORS` would: `a[href]`, `area[href]`,
-    /// `link[href][rel]`, `iframe[src]`, `frame[src]`, `base[href]`, `meta[content]`; other
-    /// elements are not looked at.
+    /// `link[href][rel]`, `iframe[src]`, `frame[src]`, `base[href]`, `meta[content]`, and
+    /// `noscript`, whose text is kept (module docs); other elements are not looked at.
     ///
     /// Each rule reads the attribute its selector asks for first and does nothing without it
     /// (`has_attribute` would cost a look, and in `lol_html` an allocation, of its own).
-    pub fn element(&self, element: &Element<'_, '_>, name: &str) {
+    pub fn element(&self, element: &mut Element<'_, '_>, name: &str) {
         match name {
             "a" => self.anchor(element, LinkKind::Anchor),
             "area" => self.anchor(element, LinkKind::Area),
@@ -307,6 +371,7 @@ impl LinkElements<'_> {
             "iframe" | "frame" => self.frame(element),
             "base" => self.base(element),
             "meta" => self.meta(element),
+            "noscript" => self.noscript(element),
             _ => {}
         }
     }
@@ -327,6 +392,42 @@ impl LinkElements<'_> {
                 Ok(())
             }))
         })
+    }
+
+    /// `settings` with a handler on the document's text that keeps the text of every
+    /// `<noscript>` element (which `lol_html` reads as raw text, module docs) for
+    /// [`read_noscript`]: the element itself is seen by [`element`](Self::element). A handler on
+    /// the text costs less than another selector, matched against every start tag (on the Rust
+    /// docs' pages, 0.9% of the analysis's instructions against 0.3%: BENCHMARKS.md, "A real site").
+    fn noscript_text<'handlers>(self, settings: Settings<'handlers, 'static>) -> Settings<'handlers, 'static>
+    where
+        Self: 'handlers,
+    {
+        let collected = self.collected;
+        settings.append_document_content_handler(lol_html::doc_text!(move |chunk| {
+            let mut collected = collected.borrow_mut();
+            if collected.in_noscript.get()
+                && let Some(noscript) = collected.noscript.last_mut()
+            {
+                noscript.markup.push_str(chunk.as_str());
+            }
+            Ok(())
+        }))
+    }
+
+    /// `<noscript>`: its text, until its end tag, is kept by the handler of
+    /// [`noscript_text`](Self::noscript_text).
+    fn noscript(&self, element: &mut Element<'_, '_>) {
+        let mut collected = self.collected.borrow_mut();
+        let links_before = collected.raw.len();
+        collected.noscript.push(Noscript { links_before, markup: String::new() });
+        let Some(end_tag_handlers) = element.end_tag_handlers() else { return };
+        collected.in_noscript.set(true);
+        let in_noscript = Rc::clone(&collected.in_noscript);
+        end_tag_handlers.push(Box::new(move |_end| {
+            in_noscript.set(false);
+            Ok(())
+        }));
     }
 
     /// Collects `href` as a link of `kind`.

@@ -224,3 +224,72 @@ fn empty_and_non_html_input_yield_nothing() {
     let found = extract_links(&page(), Some("text/html"), &binary, &LinkOptions::default());
     assert!(found.links.is_empty(), "{found:?}");
 }
+
+#[test]
+fn links_inside_noscript_are_read_as_markup() {
+    // mdBook's table of contents, drawn by a script; without it, the frame below.
+    let found = extract(
+        r#"<nav id="sidebar"><script src="toc.js"></script><noscript>
+           <iframe class="sidebar-iframe-outer" src="toc.html"></iframe></noscript></nav>"#,
+    );
+    assert_eq!(urls(&found), [("https://a.test/dir/toc.html", LinkKind::Frame)]);
+}
+
+#[test]
+fn noscript_links_keep_their_place_in_document_order() {
+    let found = extract(
+        "<a href=/1>1</a><noscript><a href=/2>2</a><p>text <A HREF='/3?a=1&amp;b=2'>3</A></noscript>\
+         <a href=/4>4</a><noscript><meta http-equiv=refresh content='0; url=/5'></noscript><a href=/6>6</a>",
+    );
+    let paths: Vec<&str> = found.links.iter().map(|link| &link.url.as_str()[14..]).collect();
+    assert_eq!(paths, ["/1", "/2", "/3?a=1&b=2", "/4", "/5", "/6"]);
+    assert_eq!(found.links[4].kind, LinkKind::Refresh);
+}
+
+#[test]
+fn each_noscript_is_read_on_its_own() {
+    // The first ends inside a tag (dropped at its end, as at the end of a file); read joined
+    // to the next, that tag would swallow the second's link.
+    let found = extract(
+        r#"<noscript><a href="/cut"</noscript><p>between</p><noscript><a href=/whole>w</a></noscript>"#,
+    );
+    assert_eq!(urls(&found), [("https://a.test/whole", LinkKind::Anchor)]);
+}
+
+#[test]
+fn noscript_rules_are_the_pages_rules() {
+    // `nofollow` on the link and in a robots meta inside noscript; a base inside it counts
+    // only where the page has none.
+    let found = extract("<noscript><a rel=nofollow href=/nf>n</a><a href=/f>f</a></noscript>");
+    assert_eq!(urls(&found), [("https://a.test/f", LinkKind::Anchor)]);
+    assert_eq!(found.nofollow_skipped, 1);
+    let found =
+        extract("<head><noscript><meta name=robots content=nofollow></noscript></head><a href=/x>x</a>");
+    assert!(found.robots.nofollow && found.links.is_empty(), "{found:?}");
+    let found = extract("<base href=/b/><noscript><base href=/other/><a href=x>x</a></noscript>");
+    assert_eq!(urls(&found), [("https://a.test/b/x", LinkKind::Anchor)]);
+    // Text after a noscript, even an empty one, is not its markup: here a script's.
+    let found = extract(
+        "<noscript></noscript><script>w('<a href=/x>')</script><noscript> </noscript><textarea><a href=/y></textarea>",
+    );
+    assert!(found.links.is_empty(), "{found:?}");
+    // Script text and comments stay what they are.
+    let found =
+        extract("<noscript><!-- <a href=/comment> --></noscript><script>'<noscript><a href=/s>'</script>");
+    assert!(found.links.is_empty(), "{found:?}");
+}
+
+#[test]
+fn noscript_links_of_a_page_in_another_encoding_are_decoded() {
+    // "café" in windows-1252, inside noscript: handed over decoded, read as UTF-8.
+    let html = b"<noscript><a href=\"/caf\xe9\">x</a></noscript>";
+    let found = extract_links(&page(), Some("text/html; charset=iso-8859-1"), html, &LinkOptions::default());
+    assert_eq!(urls(&found), [("https://a.test/caf%C3%A9", LinkKind::Anchor)]);
+    // And of a UTF-16 page, decoded before the parser.
+    let mut html = vec![0xff, 0xfe];
+    for unit in "<noscript><a href=\"/\u{65e5}\">x</a></noscript>".encode_utf16() {
+        html.extend_from_slice(&unit.to_le_bytes());
+    }
+    let found = extract_links(&page(), None, &html, &LinkOptions::default());
+    assert_eq!(urls(&found), [("https://a.test/%E6%97%A5", LinkKind::Anchor)]);
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Does freshet find the pages of a real site? A check of link extraction on real HTML, not a
+# benchmark (not part of CI).
+#
+# The site: the Rust toolchain's own documentation (`rustup component add rust-docs`, in
+# rustup's default profile): about 48,000 HTML files written by rustdoc and mdBook, with a
+# robots.txt, served by nginx on a free 127.0.0.1 port (the same nginx set-up as
+# static-site/run.sh). Crawled from its index by
+#   - freshet crawl (release build): one pass, same host, robots.txt obeyed, politeness off
+#     (--delay 0 --rate 10^6 --max-in-flight-per-ip 0 --max-in-flight-per-host 16), WARC on;
+#   - wget --recursive --level=inf --no-parent (robots.txt obeyed), files deleted after parsing.
+# Then the HTML pages each fetched with a 200 (nginx's access log, paths ending in `.html` or
+# `/`) are compared: the pages only wget found are listed (wget also fetches what pages load,
+# CSS, scripts, fonts, images, which freshet does not: counted apart), and so are the paths
+# wget asked for that do not exist (it reads URL-like strings out of scripts).
+#
+# usage: experiments/real-site.sh [FRESHET_BINARY]   (default: target/release/freshet, built)
+# Environment: DOCS=DIR another directory of HTML to serve. About 3 minutes on 2 cores.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+docs=${DOCS:-$(rustc --print sysroot)/share/doc/rust/html}
+[[ -f $docs/index.html ]] || { echo "no $docs/index.html: rustup component add rust-docs" >&2; exit 1; }
+freshet=${1:-$root/target/release/freshet}
+[[ -n ${1:-} ]] || (cd "$root" && cargo build --release --locked -q -p freshet)
+command -v wget > /dev/null || { echo "wget is needed (apt-get install wget)" >&2; exit 1; }
+command -v nginx > /dev/null || [[ -x /usr/sbin/nginx ]] || apt-get install -y nginx > /dev/null
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+
+work=$(mktemp -d /tmp/real-site.XXXXXX)
+nginx_pid=
+cleanup() {
+    [[ -n $nginx_pid ]] && kill "$nginx_pid" 2> /dev/null && wait "$nginx_pid" 2> /dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$work/nginx"
+cat > "$work/nginx/nginx.conf" << CONF
+daemon off;
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+$([[ $(id -u) == 0 ]] && echo "user root;")
+events { worker_connections 1024; }
+http {
+    types { text/html html; text/plain txt; text/css css; text/javascript js; }
+    default_type application/octet-stream;
+    log_format check '\$status \$request_uri';
+    access_log $work/nginx/access.log check;
+    client_body_temp_path $work/nginx/body;
+    proxy_temp_path $work/nginx/proxy;
+    fastcgi_temp_path $work/nginx/fastcgi;
+    uwsgi_temp_path $work/nginx/uwsgi;
+    scgi_temp_path $work/nginx/scgi;
+    sendfile on;
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$port;
+        root $docs;
+        index index.html;
+    }
+}
+CONF
+"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
+nginx_pid=$!
+for _ in $(seq 50); do
+    curl -sf -o /dev/null "http://127.0.0.1:$port/index.html" && break
+    sleep 0.1
+done
+base=http://127.0.0.1:$port/
+echo "site: $docs ($(find "$docs" -name '*.html' | wc -l) HTML files), nginx on $base"
+
+# crawl NAME COMMAND...: runs one crawler, keeps its part of nginx's log as $work/NAME.log.
+crawl() {
+    local name=$1; shift
+    local before; before=$(wc -l < "$work/nginx/access.log")
+    /usr/bin/time -v -o "$work/$name.time" "$@" > "$work/$name.out" 2>&1 || true
+    tail -n +"$((before + 1))" "$work/nginx/access.log" > "$work/$name.log"
+    awk '$1 == 200 && ($2 ~ /\.html$/ || $2 ~ /\/$/) { print $2 }' "$work/$name.log" | sort -u > "$work/$name.pages"
+    printf '%-8s %6d requests, %6d HTML pages, %s wall, %s CPU s (user + sys), peak RSS %s MiB\n' "$name" \
+        "$(wc -l < "$work/$name.log")" "$(wc -l < "$work/$name.pages")" \
+        "$(awk -F': ' '/Elapsed/ { print $2 }' "$work/$name.time")" \
+        "$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.1f", u + s }' "$work/$name.time")" \
+        "$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$work/$name.time")"
+}
+crawl freshet "$freshet" crawl "$base" --data "$work/freshet" --allow-private --delay 0 --rate 1000000 \
+    --max-in-flight-per-ip 0 --max-in-flight-per-host 16 --revisit once --scope host
+tail -1 "$work/freshet.out"
+crawl wget wget --recursive --level=inf --no-parent --delete-after --no-verbose \
+    --directory-prefix="$work/wget" "$base"
+
+comm -23 "$work/wget.pages" "$work/freshet.pages" > "$work/only-wget"
+comm -13 "$work/wget.pages" "$work/freshet.pages" > "$work/only-freshet"
+echo
+echo "HTML pages only wget found: $(wc -l < "$work/only-wget")"
+head -20 "$work/only-wget"
+echo "HTML pages only freshet found: $(wc -l < "$work/only-freshet")"
+head -20 "$work/only-freshet"
+echo "wget's other 200s (what pages load): $(awk '$1 == 200 && $2 !~ /\.html$/ && $2 !~ /\/$/' "$work/wget.log" | wc -l)"
+echo "answers other than 200: freshet $(awk '$1 != 200' "$work/freshet.log" | wc -l)," \
+    "wget $(awk '$1 != 200' "$work/wget.log" | wc -l) (e.g. $(awk '$1 != 200 { print $1, $2; exit }' "$work/wget.log"))"
