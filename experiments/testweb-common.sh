@@ -2,6 +2,7 @@
 # `freshet testweb` on a free port of 127.0.0.1 and stops it, with the work directory, on exit.
 #
 # usage: source experiments/testweb-common.sh; start_testweb FRESHET WORK HOSTS PAGES [TESTWEB FLAGS...]
+# (the test web's clock runs at TESTWEB_TIME_SCALE, default 0.001, its --time-scale)
 # It sets `port` (the server's), `server` (its process id) and `resolve` (the crawl flags that
 # send every name under web.test, misbehaving hosts included, to 127.0.0.1).
 server=
@@ -17,7 +18,7 @@ start_testweb() {
     testweb_work=$2
     shift 4
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    "$freshet" testweb --port "$port" --hosts "$hosts" --pages "$pages" --time-scale 0.001 "$@" \
+    "$freshet" testweb --port "$port" --hosts "$hosts" --pages "$pages" --time-scale "${TESTWEB_TIME_SCALE:-0.001}" "$@" \
         > "$testweb_work/testweb.out" 2>&1 &
     server=$!
     for _ in $(seq 100); do

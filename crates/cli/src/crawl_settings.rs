@@ -105,6 +105,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) allow_private: Option<bool>,
     pub(crate) resolve: Option<Vec<String>>,
     // Output and operation.
+    pub(crate) store_cache_bytes: Option<u64>,
     pub(crate) warc_file_bytes: Option<u64>,
     pub(crate) warc_gzip_level: Option<u32>,
     pub(crate) listen: Option<std::net::SocketAddr>,
@@ -170,7 +171,7 @@ impl CrawlSettings {
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
             back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
             first_byte_timeout, keep_alive, timeout, max_body_bytes, max_redirects, allow_private, resolve,
-            warc_file_bytes, warc_gzip_level, listen,
+            store_cache_bytes, warc_file_bytes, warc_gzip_level, listen,
         );
         Self { seeds, ..merged }
     }
@@ -258,6 +259,15 @@ impl CrawlSettings {
                 "{} {redirects}: expected at most {} (what the frontier keeps of a chain)",
                 origin.name("max-redirects"),
                 freshet_crawl::MAX_REDIRECTS
+            );
+        }
+        if let Some(bytes) = self.store_cache_bytes
+            && bytes < freshet_crawl::MIN_STORE_CACHE_BYTES as u64
+        {
+            bail!(
+                "{} {bytes}: expected at least {} (bytes)",
+                origin.name("store-cache-bytes"),
+                freshet_crawl::MIN_STORE_CACHE_BYTES
             );
         }
         if let Some(level) = self.warc_gzip_level
@@ -378,6 +388,10 @@ impl CrawlSettings {
         for given in self.resolve.iter().flatten() {
             fetch.resolve.push(freshet_fetch::parse_resolve(given)?);
         }
+        if let Some(bytes) = self.store_cache_bytes {
+            // Past the address space: as much as redb would ever keep.
+            config.store_cache_bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
+        }
         config.warc_max_file_bytes = self.warc_file_bytes.unwrap_or(config.warc_max_file_bytes);
         config.warc_gzip_level = self.warc_gzip_level.unwrap_or(config.warc_gzip_level);
         config.max_in_flight_per_host = self.max_in_flight_per_host.unwrap_or(config.max_in_flight_per_host);
@@ -486,6 +500,7 @@ mod tests {
             max_redirects: Some(10),
             allow_private: Some(false),
             resolve: Some(vec!["example.com=93.184.215.14".into()]),
+            store_cache_bytes: Some(1 << 30),
             warc_file_bytes: Some(1 << 30),
             warc_gzip_level: Some(6),
             listen: Some("127.0.0.1:9100".parse().unwrap()),
@@ -502,7 +517,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 45);
+        assert_eq!(all.len(), 46);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }
@@ -572,6 +587,7 @@ mod tests {
             ("nutch-min-interval = 10\nnutch-max-interval = 5\n", "less than nutch-min-interval"),
             ("robots-scan-rate = 1000\n", "bad.toml: robots-scan-rate 1000: expected at least 262144"),
             ("max-redirects = 33\n", "bad.toml: max-redirects 33: expected at most 32"),
+            ("store-cache-bytes = 4096\n", "bad.toml: store-cache-bytes 4096: expected at least 1048576"),
         ] {
             std::fs::write(&file, text).unwrap();
             let error = format!("{:#}", CrawlSettings::read(&file).unwrap_err());

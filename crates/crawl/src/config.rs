@@ -47,6 +47,9 @@ pub const DEFAULT_MAX_HOSTS_PER_DOMAIN: u32 = 1_000;
 /// 20).
 pub const MAX_REDIRECTS: usize = freshet_frontier::limits::REDIRECT_TRAIL;
 
+/// The smallest [`CrawlConfig::store_cache_bytes`]: 1 MiB.
+pub const MIN_STORE_CACHE_BYTES: usize = freshet_frontier::MIN_CACHE_BYTES;
+
 /// A crawl's settings. [`CrawlConfig::new`] gives the defaults.
 #[derive(Clone, Debug)]
 pub struct CrawlConfig {
@@ -124,6 +127,12 @@ pub struct CrawlConfig {
     /// than it asked or keep the crawl from ending (`Retry-After: 99999999999` held a crawl
     /// for ever). A revisiting crawl honours any `Retry-After`. Default 1 hour.
     pub max_retry_after: Duration,
+    /// The most memory the frontier store keeps of its file's pages (bytes; redb's cache,
+    /// `freshet_frontier::RedbOptions::cache_bytes`). Default redb's own,
+    /// [`DEFAULT_CACHE_BYTES`](freshet_frontier::DEFAULT_CACHE_BYTES), 1 GiB: a ceiling, reached
+    /// only as the store grows that large. A smaller one bounds the crawl's memory; the store's
+    /// pages are then read from the file (the OS's page cache) more often.
+    pub store_cache_bytes: usize,
     /// WARC files are rotated before they pass this size (bytes, compressed).
     pub warc_max_file_bytes: u64,
     /// The gzip level of the WARC records, 0 (store) to 9; default 6. Level 1 compresses about
@@ -183,6 +192,7 @@ impl CrawlConfig {
             default_back_off: Duration::from_secs(60),
             max_back_offs: 5,
             max_retry_after: Duration::from_secs(3_600),
+            store_cache_bytes: freshet_frontier::DEFAULT_CACHE_BYTES,
             warc_max_file_bytes: freshet_warc::DEFAULT_MAX_FILE_BYTES,
             warc_gzip_level: freshet_warc::WriterOptions::default().gzip_level,
             revisit: Revisit::Freshet,
@@ -273,6 +283,9 @@ impl CrawlConfig {
                 self.robots_scan_rate.to_string(),
                 "at least 262144, a quarter of MATCH_WORK_LIMIT (octets a second)",
             );
+        }
+        if self.store_cache_bytes < MIN_STORE_CACHE_BYTES {
+            return bad("store_cache_bytes", self.store_cache_bytes.to_string(), "at least 1048576 (1 MiB)");
         }
         self.robots_cache.validate().or_else(|_| {
             bad("robots_cache", format!("{:?}", self.robots_cache), "finite, positive durations")

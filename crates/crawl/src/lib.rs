@@ -226,7 +226,7 @@ pub mod revisit;
 pub use admin::{Admin, CrawlStatus, ExplainError, HostStatus, PageReport};
 pub use config::{
     CrawlConfig, DAY, DEFAULT_MAX_DEPTH, DEFAULT_MAX_HOSTS_PER_DOMAIN, DEFAULT_ROBOTS_SCAN_RATE,
-    MAX_REDIRECTS, MIN_ROBOTS_SCAN_RATE,
+    MAX_REDIRECTS, MIN_ROBOTS_SCAN_RATE, MIN_STORE_CACHE_BYTES,
 };
 pub use crawler::{CrawlSummary, Crawler, StopReason};
 pub use error::{CrawlError, Result};

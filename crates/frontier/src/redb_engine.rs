@@ -98,8 +98,15 @@ fn range_keys(range: usize) -> std::ops::RangeInclusive<(u64, u32)> {
 /// The last format whose `urls` held every page: upgraded on open (see the module docs).
 const FORMAT_ALL_IN_URLS: u64 = 2;
 
-/// When the seen-set entries of new URLs, held in memory, are merged into the `urls` table
-/// (see the module docs).
+/// redb's own default for its cache of the file's pages: 1 GiB, a ceiling reached only as a
+/// store that large is read or written (BENCHMARKS.md: 24 MiB of a 100,000-page crawl's peak).
+pub const DEFAULT_CACHE_BYTES: usize = 1 << 30;
+
+/// The smallest cache [`RedbOptions::cache_bytes`] may ask for (smaller is raised to it).
+pub const MIN_CACHE_BYTES: usize = 1 << 20;
+
+/// How the redb engine is run: when the seen-set entries of new URLs, held in memory, are
+/// merged into the `urls` table (see the module docs), and how much memory redb may keep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RedbOptions {
     /// The fewest entries held before a merge (0: every commit that holds any merges one
@@ -109,14 +116,19 @@ pub struct RedbOptions {
     /// (rewriting 1/16 of `urls`) does not grow with the store; the memory held is about that
     /// many entries. At least 1.
     pub merge_divisor: u64,
+    /// The most memory redb keeps of the file's pages, in bytes (`redb::Builder::set_cache_size`;
+    /// at least [`MIN_CACHE_BYTES`]). What a store holds does not depend on it, only how often
+    /// a page is read from the file again.
+    pub cache_bytes: usize,
 }
 
 impl Default for RedbOptions {
     /// 131,072 entries (~4 MB of memory, estimated) at least, and 1/16 of the store: at 10^8 URLs,
     /// ~6·10^6 entries held (~190 MB, estimated), each merge rewriting 1/16 of the ~2 GB of
-    /// `urls` (not measured at that size; BENCHMARKS.md has the sizes measured).
+    /// `urls` (not measured at that size; BENCHMARKS.md has the sizes measured); redb's own cache
+    /// ceiling, [`DEFAULT_CACHE_BYTES`].
     fn default() -> Self {
-        Self { merge_at_least: 1 << 17, merge_divisor: 16 }
+        Self { merge_at_least: 1 << 17, merge_divisor: 16, cache_bytes: DEFAULT_CACHE_BYTES }
     }
 }
 
@@ -177,7 +189,10 @@ impl RedbStore {
     /// As [`open`](Self::open).
     pub fn open_with(path: impl AsRef<Path>, options: RedbOptions) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        let db = Database::create(&path).map_err(engine("open"))?;
+        let db = Database::builder()
+            .set_cache_size(options.cache_bytes.max(MIN_CACHE_BYTES))
+            .create(&path)
+            .map_err(engine("open"))?;
         let transaction = db.begin_write().map_err(engine("begin write"))?;
         {
             // The format is read from `meta` alone, before any other table is opened: a table
@@ -638,7 +653,7 @@ mod tests {
     }
 
     fn merging_at(at_least: u64) -> RedbOptions {
-        RedbOptions { merge_at_least: at_least, merge_divisor: 16 }
+        RedbOptions { merge_at_least: at_least, merge_divisor: 16, ..RedbOptions::default() }
     }
 
     /// A store of format 2 (every page's entry in `urls`) is upgraded on open: nothing left in

@@ -2,7 +2,7 @@
 //! in-memory engine and redb, each also behind the seen-URL index (`SeenFilter`), which must not
 //! change what any verb answers; redb also with its seen-set entries merged into its `urls`
 //! table at every commit and every few URLs (by default, a merge waits for 131,072 new URLs,
-//! which no check reaches).
+//! which no check reaches), and with the smallest cache of the file's pages.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use freshet_frontier::conformance::Harness;
@@ -37,7 +37,7 @@ impl Redb {
 
     /// Merging the seen-set entries of new URLs into `urls` once `at_least` are held.
     fn merging_at(at_least: u64) -> Self {
-        Self::with(RedbOptions { merge_at_least: at_least, merge_divisor: 16 })
+        Self::with(RedbOptions { merge_at_least: at_least, merge_divisor: 16, ..RedbOptions::default() })
     }
 
     fn with(options: RedbOptions) -> Self {
@@ -73,6 +73,16 @@ mod redb_merging_every_commit {
 
 mod redb_merging_every_3_urls {
     freshet_frontier::conformance_tests!(super::Redb::merging_at(3));
+}
+
+/// The smallest cache redb is given (`cache-bytes`): the file's pages are read again from the
+/// file, and every verb must answer the same.
+mod redb_with_the_smallest_cache {
+    freshet_frontier::conformance_tests!(super::Redb::with(freshet_frontier::RedbOptions {
+        cache_bytes: 0,
+        merge_at_least: 3,
+        ..freshet_frontier::RedbOptions::default()
+    }));
 }
 
 /// An engine behind the seen-URL index; reopening reopens the engine and rebuilds the index

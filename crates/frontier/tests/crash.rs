@@ -72,8 +72,11 @@ fn batch(k: u32) -> Vec<Op> {
 /// The child: resumes the store, then commits batch after batch, acknowledging each; its
 /// seen-set entries are merged into `urls` once 100 are held (every third batch at first).
 fn child(path: &Path) {
-    let mut store =
-        RedbStore::open_with(path, RedbOptions { merge_at_least: 100, merge_divisor: 16 }).unwrap();
+    let mut store = RedbStore::open_with(
+        path,
+        RedbOptions { merge_at_least: 100, merge_divisor: 16, ..RedbOptions::default() },
+    )
+    .unwrap();
     store.recover().unwrap();
     let pages = store.counts().unwrap().pages();
     let first = u32::try_from(pages / u64::from(BATCH_URLS)).unwrap();

@@ -9,7 +9,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use freshet_fetch::links::LinkOptions;
 use freshet_fetch::{FetchConfig, Fetcher, Validators};
 use freshet_frontier::{
-    CommitReport, Discovery, FrontierStore, HostPoliteness, Op, RedbStore, SeenFilter, StoredPage, limits,
+    CommitReport, Discovery, FrontierStore, HostPoliteness, Op, RedbOptions, RedbStore, SeenFilter,
+    StoredPage, limits,
 };
 use freshet_schedule::online::{
     Budget, Decision, HostId, OnlineError, Outcome as Done, PageId, Politeness, Scheduler,
@@ -195,7 +196,8 @@ impl Crawler {
         }
         std::fs::create_dir_all(config.warc_dir()).map_err(CrawlError::io(config.warc_dir()))?;
         let created = !store_path.exists();
-        let mut store = match RedbStore::open(&store_path) {
+        let store_options = RedbOptions { cache_bytes: config.store_cache_bytes, ..RedbOptions::default() };
+        let mut store = match RedbStore::open_with(&store_path, store_options) {
             Ok(store) => store,
             Err(source) => {
                 // A store this run created but could not set up (a full disk) holds nothing
