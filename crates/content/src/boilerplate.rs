@@ -7,17 +7,28 @@
 //! `004_e0cda6b04941d422.txt`'s advice for near-duplicate detection ("eliminating very common
 //! shingles — common headers, footers, etc."), applied per host and per block.
 //!
-//! Memory is bounded by [`BoilerplateConfig::capacity`] block hashes with the Space-Saving
-//! algorithm (Metwally, Agrawal & El Abbadi, "Efficient computation of frequent and top-k
-//! elements in data streams", ICDT 2005): a new hash in a full table evicts the least counted
-//! entry (ties: the smallest hash, for determinism) and inherits its count `c_min` + 1 with an
-//! error bound `c_min`. Each entry's `count − error` is then a lower bound on its true page
-//! count, and the decision uses that bound, so an evicted-and-readmitted block is never taken
-//! for boilerplate on inherited counts. Space-Saving keeps every block whose true count exceeds
-//! `N / capacity`, `N` the blocks counted (each page's distinct blocks, summed over the pages):
-//! at the defaults and 30 blocks a page, any block on more than 1.5% of the pages stays, far
-//! below the half of the pages that makes a block boilerplate; and a template block, counted
-//! from the host's first pages on, is never the least counted and keeps an exact count.
+//! Memory is bounded with the Space-Saving algorithm (Metwally, Agrawal & El Abbadi,
+//! "Efficient computation of frequent and top-k elements in data streams", ICDT 2005): a new
+//! hash in a full table evicts the least counted entry (ties: the smallest hash, for
+//! determinism) and inherits its count `c_min` + 1 with an error bound `c_min`. Each entry's
+//! `count − error` is then a lower bound on its true page count, and the decision uses that
+//! bound, so an evicted-and-readmitted block is never taken for boilerplate on inherited
+//! counts. Space-Saving keeps every block whose true count exceeds `N / k`, `k` the entries
+//! held and `N` the blocks counted (each page's distinct blocks, summed over the pages), and no
+//! entry's error exceeds `N / k`; a template block, counted from the host's first pages on, is
+//! never the least counted and keeps an exact count.
+//!
+//! How many entries a table holds, `k`, follows from that bound and the host's pages: with `B`
+//! the most distinct blocks a page of the host had, `N ≤ B · P` over `P` pages, so
+//! `k = 2 B / min_fraction` keeps every block on more than half the fraction of the pages that
+//! makes boilerplate, with an error of at most half that fraction. That, rounded up to a power
+//! of two (the map's buckets are then twice its entries: half full, where evictions leave empty
+//! buckets rather than tombstones, and it does not grow), at least
+//! [`BoilerplateConfig::min_capacity`] and at most [`BoilerplateConfig::capacity`], is the
+//! table's [`capacity`](HostBoilerplate::capacity); it grows as larger pages come. Pages hold
+//! ~20 blocks (the static site's 21.5 on average, a sample of the Rust docs' 19: BENCHMARKS.md),
+//! so most hosts' tables stop at the floor, 128 entries, ~9 KiB, where a table of the ceiling's
+//! 2,048 entries takes ~117 KiB: at 10^5 hosts, ~0.9 GB instead of ~12 GB.
 //!
 //! A caution for callers: the table changes as it learns, so a block can become boilerplate
 //! between two fetches of a page, and the page's signature then changes once although the page
@@ -42,8 +53,12 @@ pub struct BoilerplateConfig {
     /// hash)` pairs, stale pairs included, up to one and a half times the entries (~49 KiB). A
     /// table is per host: at the former default of 4,096 a full one held ~250 KiB (heaptrack
     /// on the 100,000-page test web, BENCHMARKS.md "Crawl throughput"), 2.5 GB for 10^4 large
-    /// hosts.
+    /// hosts. The ceiling of a table's [`capacity`](HostBoilerplate::capacity), which follows
+    /// the host's pages (module docs).
     pub capacity: usize,
+    /// The floor of a table's [`capacity`](HostBoilerplate::capacity); default 128 (~9 KiB
+    /// full).
+    pub min_capacity: usize,
     /// Fewest pages a block must be seen on; default 5: on fewer pages, a shared block is as
     /// likely a coincidence (two pages quoting the same sentence) as a template.
     pub min_pages: u32,
@@ -54,7 +69,7 @@ pub struct BoilerplateConfig {
 
 impl Default for BoilerplateConfig {
     fn default() -> Self {
-        Self { capacity: 2048, min_pages: 5, min_fraction: 0.5 }
+        Self { capacity: 2048, min_capacity: 128, min_pages: 5, min_fraction: 0.5 }
     }
 }
 
@@ -70,6 +85,10 @@ struct Entry {
 pub struct HostBoilerplate {
     config: BoilerplateConfig,
     pages: u32,
+    /// The most distinct blocks one learned page had: what the capacity follows.
+    largest_page: usize,
+    /// Entries held at most now ([`HostBoilerplate::capacity`]).
+    capacity: usize,
     /// Keyed by block hash, hashed to itself (`nohash_hasher`): the keys are already xxh3-64,
     /// uniform, and SipHash over them again was most of the table's instructions. A site that
     /// made its blocks' hashes collide on purpose would slow only its own host's table, which
@@ -91,11 +110,31 @@ impl Default for HostBoilerplate {
 }
 
 impl HostBoilerplate {
-    /// An empty table. A capacity of 0 is taken as 1.
+    /// An empty table. A capacity of 0 is taken as 1, and a floor above the ceiling as the
+    /// ceiling.
     #[must_use]
     pub fn new(config: BoilerplateConfig) -> Self {
-        let config = BoilerplateConfig { capacity: config.capacity.max(1), ..config };
-        Self { config, pages: 0, entries: HashMap::default(), by_count: BinaryHeap::new() }
+        let capacity = config.capacity.max(1);
+        let config =
+            BoilerplateConfig { capacity, min_capacity: config.min_capacity.clamp(1, capacity), ..config };
+        Self {
+            config,
+            pages: 0,
+            largest_page: 0,
+            capacity: config.min_capacity,
+            entries: HashMap::default(),
+            by_count: BinaryHeap::new(),
+        }
+    }
+
+    /// Entries the table holds at most now: `2 B / min_fraction` for the most distinct blocks
+    /// `B` a learned page had, rounded up to a power of two, within
+    /// [`BoilerplateConfig::min_capacity`] and
+    /// [`BoilerplateConfig::capacity`] (module docs). It only grows (a larger page raises it;
+    /// nothing is evicted for it).
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.capacity
     }
 
     /// The settings.
@@ -115,6 +154,14 @@ impl HostBoilerplate {
         hashes.sort_unstable();
         hashes.dedup();
         self.pages = self.pages.saturating_add(1);
+        if hashes.len() > self.largest_page {
+            self.largest_page = hashes.len();
+            // A `min_fraction` of 0 (or not a number) needs every block: the ceiling.
+            let wanted = 2.0 * hashes.len() as f64 / self.config.min_fraction;
+            let wanted = if wanted.is_finite() { wanted.ceil() as usize } else { usize::MAX };
+            let wanted = wanted.checked_next_power_of_two().unwrap_or(usize::MAX);
+            self.capacity = self.capacity.max(wanted.clamp(self.config.min_capacity, self.config.capacity));
+        }
         for hash in hashes {
             self.count(hash);
         }
@@ -128,7 +175,7 @@ impl HostBoilerplate {
             return;
         }
         let mut entry = Entry { count: 1, error: 0 };
-        if self.entries.len() >= self.config.capacity
+        if self.entries.len() >= self.capacity
             && let Some((least, evicted)) = self.pop_least()
         {
             self.entries.remove(&evicted);
@@ -146,7 +193,7 @@ impl HostBoilerplate {
         if len == self.by_count.capacity() {
             // Grow toward the most pairs the heap holds before a rebuild, not past it (a
             // doubling would leave up to a third of it unused).
-            let most = self.config.capacity.saturating_add(self.config.capacity / 2).saturating_add(65);
+            let most = self.capacity.saturating_add(self.capacity / 2).saturating_add(65);
             self.by_count.reserve_exact(len.max(8).min(most.saturating_sub(len)).max(1));
         }
         self.by_count.push(Reverse((count, hash)));
@@ -177,7 +224,7 @@ impl HostBoilerplate {
         self.pages
     }
 
-    /// Block hashes held (at most the capacity).
+    /// Block hashes held (at most the [`capacity`](Self::capacity)).
     #[must_use]
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -304,7 +351,8 @@ mod tests {
             capacity in 1usize..12,
             pages in proptest::collection::vec(proptest::collection::vec(0u64..40, 0..10), 0..200),
         ) {
-            let config = BoilerplateConfig { capacity, min_pages: 2, min_fraction: 0.1 };
+            // The floor at the ceiling: a table of one fixed capacity.
+            let config = BoilerplateConfig { capacity, min_capacity: capacity, min_pages: 2, min_fraction: 0.1 };
             let mut table = HostBoilerplate::new(config);
             let mut reference = Reference::default();
             for page in &pages {
@@ -318,6 +366,50 @@ mod tests {
                 proptest::prop_assert_eq!(held, expected);
                 proptest::prop_assert_eq!(table.pages(), reference.pages);
                 proptest::prop_assert!(table.by_count.len() <= 2 * table.entries.len() + 64);
+            }
+        }
+
+        /// The capacity that follows the pages: the same entries as the ordered set given, page
+        /// by page, `2 B / min_fraction` rounded up to a power of two, within the floor and the
+        /// ceiling (`B` the most distinct
+        /// blocks a page so far had), computed here on its own; it never shrinks and never
+        /// passes the ceiling.
+        #[test]
+        fn the_capacity_follows_the_largest_page(
+            ceiling in 1usize..40,
+            floor in 1usize..40,
+            min_fraction in proptest::sample::select(vec![0.0, 0.25, 0.5, 1.0, 4.0]),
+            pages in proptest::collection::vec(proptest::collection::vec(0u64..60, 0..12), 0..150),
+        ) {
+            let config = BoilerplateConfig { capacity: ceiling, min_capacity: floor, min_pages: 2, min_fraction };
+            let mut table = HostBoilerplate::new(config);
+            let mut reference = Reference::default();
+            let (mut largest, mut capacity) = (0usize, floor.min(ceiling));
+            for page in &pages {
+                let mut distinct = page.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                if distinct.len() > largest {
+                    largest = distinct.len();
+                    let wanted = if min_fraction == 0.0 {
+                        ceiling
+                    } else {
+                        (((2 * largest) as f64 / min_fraction).ceil() as usize).next_power_of_two()
+                    };
+                    capacity = capacity.max(wanted.clamp(floor.min(ceiling), ceiling));
+                }
+                let before = table.capacity();
+                table.learn_hashes(page.iter().copied());
+                reference.learn_hashes(capacity, page);
+                proptest::prop_assert_eq!(table.capacity(), capacity);
+                proptest::prop_assert!(before <= table.capacity() && table.capacity() <= ceiling);
+                proptest::prop_assert!(table.len() <= capacity);
+                let mut held: Vec<(u64, Entry)> = table.entries.iter().map(|(&hash, &entry)| (hash, entry)).collect();
+                let mut expected: Vec<(u64, Entry)> =
+                    reference.entries.iter().map(|(&hash, &entry)| (hash, entry)).collect();
+                held.sort_unstable_by_key(|&(hash, _)| hash);
+                expected.sort_unstable_by_key(|&(hash, _)| hash);
+                proptest::prop_assert_eq!(held, expected);
             }
         }
     }
@@ -343,7 +435,7 @@ mod tests {
 
     #[test]
     fn a_full_table_evicts_the_least_counted_and_bounds_the_newcomer() {
-        let config = BoilerplateConfig { capacity: 3, min_pages: 2, min_fraction: 0.0 };
+        let config = BoilerplateConfig { capacity: 3, min_capacity: 3, min_pages: 2, min_fraction: 0.0 };
         let mut table = HostBoilerplate::new(config);
         table.learn_hashes([1, 2, 3]);
         table.learn_hashes([1, 2]);
@@ -378,22 +470,52 @@ mod tests {
         assert!(!table.is_boilerplate(1_000_000 + 999 * 20));
     }
 
-    #[test]
-    fn a_full_table_at_the_defaults_stays_within_its_documented_size() {
-        // 2,000 pages of 30 unique blocks each and a template of three: 60,000 evictions
-        // through a table of 2,048 entries. The map must not grow past 4,096 buckets (no
-        // tombstones piling up) nor the heap past one and a half times the entries.
+    /// `pages` pages of `unique` blocks each (never seen again) and a template of three through
+    /// a table at the defaults: its entries at the end and the most bytes it held.
+    fn stream_through_a_default_table(pages: u64, unique: u64) -> (HostBoilerplate, usize) {
         let mut table = HostBoilerplate::default();
         let mut largest = 0;
-        for page in 0..2000u64 {
-            let unique = (0..30).map(|k| 0x9E37_79B9_7F4A_7C15_u64.wrapping_mul(1 + page * 30 + k));
-            table.learn_hashes(unique.chain([1, 2, 3]));
+        for page in 0..pages {
+            let blocks = (0..unique).map(|k| 0x9E37_79B9_7F4A_7C15_u64.wrapping_mul(1 + page * unique + k));
+            table.learn_hashes(blocks.chain([1, 2, 3]));
             largest = largest.max(table.allocated_bytes());
         }
-        assert_eq!(table.len(), 2048);
-        assert!(largest <= 125 * 1024, "the table took {largest} bytes");
         assert!(table.is_boilerplate(1) && table.is_boilerplate(2) && table.is_boilerplate(3));
-        assert_eq!(table.pages_with(3), 2000);
+        assert_eq!(table.pages_with(3), pages as u32);
+        (table, largest)
+    }
+
+    #[test]
+    fn a_full_table_at_the_defaults_stays_within_its_documented_size() {
+        // Pages of 33 blocks (the usual ~20, and more): 2 · 33 / 0.5 = 132, so 256 entries,
+        // 60,000 evictions through them; the map (512 buckets) and the heap of pairs stay
+        // within ~16 KiB. At the floor (pages of up to 32 blocks), half that.
+        let (table, largest) = stream_through_a_default_table(2000, 30);
+        assert_eq!((table.capacity(), table.len()), (256, 256));
+        assert!(largest <= 16 * 1024, "the table took {largest} bytes");
+        let (table, largest) = stream_through_a_default_table(2000, 20);
+        assert_eq!((table.capacity(), table.len()), (128, 128));
+        assert!(largest <= 9 * 1024, "the table took {largest} bytes");
+        // Pages of 1,003 blocks reach the ceiling, 2,048 entries: the map must not grow past
+        // 4,096 buckets (no tombstones piling up) nor the heap past one and a half times the
+        // entries.
+        let (table, largest) = stream_through_a_default_table(60, 1000);
+        assert_eq!((table.capacity(), table.len()), (2048, 2048));
+        assert!(largest <= 125 * 1024, "the table took {largest} bytes");
+    }
+
+    #[test]
+    fn small_pages_keep_the_floor_and_a_larger_page_raises_the_capacity() {
+        let mut table = HostBoilerplate::default();
+        assert_eq!(table.capacity(), 128);
+        table.learn_hashes(0..20);
+        assert_eq!(table.capacity(), 128, "2 · 20 / 0.5 = 80, under the floor");
+        table.learn_hashes(100..200);
+        assert_eq!(table.capacity(), 512, "2 · 100 / 0.5 = 400, rounded up");
+        table.learn_hashes(1000..1010);
+        assert_eq!(table.capacity(), 512, "a smaller page does not lower it");
+        table.learn_hashes(0..5000);
+        assert_eq!(table.capacity(), 2048, "the ceiling");
     }
 
     #[test]
