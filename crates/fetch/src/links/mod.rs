@@ -20,7 +20,9 @@
 //! parsed again on its own once the page has been read. What it recovers is common: every
 //! mdBook page's table of contents is an `<iframe src="toc.html">` inside `<noscript>` (its
 //! sidebar is drawn by a script), so without this a crawl of the Rust toolchain's own docs
-//! missed 627 of the 32,755 pages `wget --recursive` found (BENCHMARKS.md, "A real site").
+//! missed 627 of the 31,765 HTML pages `wget --recursive` found (BENCHMARKS.md, "A real site").
+//! The first [`MAX_NOSCRIPTS`] of a page are read: each is a parser of its own (~10,000
+//! instructions to set up), and a hostile page could hold a million.
 //!
 //! `lol_html` does not apply `<base href>` itself (it rewrites, it does not resolve), so hrefs
 //! are collected raw and resolved once the page has been read. A page whose robots meta says
@@ -148,6 +150,10 @@ struct Collected {
     /// a handler on its end tag (which outlives the borrow of this record, hence the `Rc`).
     in_noscript: Rc<Cell<bool>>,
 }
+
+/// The most `<noscript>` elements of one page whose markup is read (module docs); later ones
+/// are not kept. Real pages hold a few.
+pub const MAX_NOSCRIPTS: usize = 256;
 
 /// The markup inside one `<noscript>` element, as raw text.
 struct Noscript {
@@ -419,6 +425,9 @@ impl LinkElements<'_> {
     /// [`noscript_text`](Self::noscript_text).
     fn noscript(&self, element: &mut Element<'_, '_>) {
         let mut collected = self.collected.borrow_mut();
+        if collected.noscript.len() == MAX_NOSCRIPTS {
+            return;
+        }
         let links_before = collected.raw.len();
         collected.noscript.push(Noscript { links_before, markup: String::new() });
         let Some(end_tag_handlers) = element.end_tag_handlers() else { return };

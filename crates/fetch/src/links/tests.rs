@@ -293,3 +293,12 @@ fn noscript_links_of_a_page_in_another_encoding_are_decoded() {
     let found = extract_links(&page(), None, &html, &LinkOptions::default());
     assert_eq!(urls(&found), [("https://a.test/%E6%97%A5", LinkKind::Anchor)]);
 }
+
+#[test]
+fn only_the_first_noscripts_of_a_page_are_read() {
+    let html: String =
+        (0..MAX_NOSCRIPTS + 10).map(|i| format!("<noscript><a href=/n{i}>n</a></noscript>")).collect();
+    let found = extract(&html);
+    assert_eq!(found.links.len(), MAX_NOSCRIPTS);
+    assert_eq!(found.links[MAX_NOSCRIPTS - 1].url.path(), format!("/n{}", MAX_NOSCRIPTS - 1));
+}
