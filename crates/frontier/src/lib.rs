@@ -93,6 +93,6 @@ pub use batch::{Admission, CommitReport, Completion, Discovery, Op};
 pub use error::{Result, StoreError};
 pub use memory::MemoryStore;
 pub use record::{Counts, HostPoliteness, HostRecord, PageRecord, PageState, StoredPage, limits};
-pub use redb_engine::{DEFAULT_CACHE_BYTES, MERGE_RANGES, MIN_CACHE_BYTES, RedbOptions, RedbStore};
+pub use redb_engine::{DEFAULT_CACHE_BYTES, MERGE_RANGES, RedbOptions, RedbStore};
 pub use seen::{SeenFilter, SeenIndex, url_fingerprint};
 pub use store::FrontierStore;

@@ -102,9 +102,6 @@ const FORMAT_ALL_IN_URLS: u64 = 2;
 /// store that large is read or written (BENCHMARKS.md: 24 MiB of a 100,000-page crawl's peak).
 pub const DEFAULT_CACHE_BYTES: usize = 1 << 30;
 
-/// The smallest cache [`RedbOptions::cache_bytes`] may ask for (smaller is raised to it).
-pub const MIN_CACHE_BYTES: usize = 1 << 20;
-
 /// How the redb engine is run: when the seen-set entries of new URLs, held in memory, are
 /// merged into the `urls` table (see the module docs), and how much memory redb may keep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,9 +113,9 @@ pub struct RedbOptions {
     /// (rewriting 1/16 of `urls`) does not grow with the store; the memory held is about that
     /// many entries. At least 1.
     pub merge_divisor: u64,
-    /// The most memory redb keeps of the file's pages, in bytes (`redb::Builder::set_cache_size`;
-    /// at least [`MIN_CACHE_BYTES`]). What a store holds does not depend on it, only how often
-    /// a page is read from the file again.
+    /// The most memory redb keeps of the file's pages, in bytes (`redb::Builder::set_cache_size`).
+    /// What a store holds does not depend on it, only how often a page is read from the file
+    /// again: with 0 every read goes to the file (the conformance suite runs so too).
     pub cache_bytes: usize,
 }
 
@@ -189,10 +186,8 @@ impl RedbStore {
     /// As [`open`](Self::open).
     pub fn open_with(path: impl AsRef<Path>, options: RedbOptions) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        let db = Database::builder()
-            .set_cache_size(options.cache_bytes.max(MIN_CACHE_BYTES))
-            .create(&path)
-            .map_err(engine("open"))?;
+        let db =
+            Database::builder().set_cache_size(options.cache_bytes).create(&path).map_err(engine("open"))?;
         let transaction = db.begin_write().map_err(engine("begin write"))?;
         {
             // The format is read from `meta` alone, before any other table is opened: a table

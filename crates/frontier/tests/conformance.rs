@@ -2,7 +2,7 @@
 //! in-memory engine and redb, each also behind the seen-URL index (`SeenFilter`), which must not
 //! change what any verb answers; redb also with its seen-set entries merged into its `urls`
 //! table at every commit and every few URLs (by default, a merge waits for 131,072 new URLs,
-//! which no check reaches), and with the smallest cache of the file's pages.
+//! which no check reaches), and without a cache of the file's pages.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use freshet_frontier::conformance::Harness;
@@ -75,9 +75,9 @@ mod redb_merging_every_3_urls {
     freshet_frontier::conformance_tests!(super::Redb::merging_at(3));
 }
 
-/// The smallest cache redb is given (`cache-bytes`): the file's pages are read again from the
-/// file, and every verb must answer the same.
-mod redb_with_the_smallest_cache {
+/// redb without a cache of its file's pages (`cache_bytes` 0): every read goes to the file, and
+/// every verb must answer the same.
+mod redb_without_a_cache {
     freshet_frontier::conformance_tests!(super::Redb::with(freshet_frontier::RedbOptions {
         cache_bytes: 0,
         merge_at_least: 3,
