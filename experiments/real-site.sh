@@ -4,8 +4,7 @@
 #
 # The site: the Rust toolchain's own documentation (`rustup component add rust-docs`, in
 # rustup's default profile): about 48,000 HTML files written by rustdoc and mdBook, with a
-# robots.txt, served by nginx on a free 127.0.0.1 port (the same nginx set-up as
-# static-site/run.sh). Crawled from its index by
+# robots.txt, served by nginx on a free 127.0.0.1 port (nginx-common.sh, as static-site/run.sh). Crawled from its index by
 #   - freshet crawl (release build): one pass, same host, robots.txt obeyed, politeness off
 #     (--delay 0 --rate 10^6 --max-in-flight-per-ip 0 --max-in-flight-per-host 16), WARC on;
 #   - wget --recursive --level=inf --no-parent (robots.txt obeyed), files deleted after parsing.
@@ -24,51 +23,15 @@ docs=${DOCS:-$(rustc --print sysroot)/share/doc/rust/html}
 freshet=${1:-$root/target/release/freshet}
 [[ -n ${1:-} ]] || (cd "$root" && cargo build --release --locked -q -p freshet)
 command -v wget > /dev/null || { echo "wget is needed (apt-get install wget)" >&2; exit 1; }
-command -v nginx > /dev/null || [[ -x /usr/sbin/nginx ]] || apt-get install -y nginx > /dev/null
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
 work=$(mktemp -d /tmp/real-site.XXXXXX)
-nginx_pid=
+source "$here/nginx-common.sh"
 cleanup() {
-    [[ -n $nginx_pid ]] && kill "$nginx_pid" 2> /dev/null && wait "$nginx_pid" 2> /dev/null || true
+    stop_nginx
     rm -rf "$work"
 }
 trap cleanup EXIT
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$work/nginx"
-cat > "$work/nginx/nginx.conf" << CONF
-daemon off;
-worker_processes 1;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
-$([[ $(id -u) == 0 ]] && echo "user root;")
-events { worker_connections 1024; }
-http {
-    types { text/html html; text/plain txt; text/css css; text/javascript js; }
-    default_type application/octet-stream;
-    log_format check '\$status \$request_uri';
-    access_log $work/nginx/access.log check;
-    client_body_temp_path $work/nginx/body;
-    proxy_temp_path $work/nginx/proxy;
-    fastcgi_temp_path $work/nginx/fastcgi;
-    uwsgi_temp_path $work/nginx/uwsgi;
-    scgi_temp_path $work/nginx/scgi;
-    sendfile on;
-    keepalive_requests 1000000;
-    server {
-        listen 127.0.0.1:$port;
-        root $docs;
-        index index.html;
-    }
-}
-CONF
-"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
-nginx_pid=$!
-for _ in $(seq 50); do
-    curl -sf -o /dev/null "http://127.0.0.1:$port/index.html" && break
-    sleep 0.1
-done
-base=http://127.0.0.1:$port/
+start_nginx "$docs" "$work"
 echo "site: $docs ($(find "$docs" -name '*.html' | wc -l) HTML files), nginx on $base"
 
 # crawl NAME COMMAND...: runs one crawler, keeps its part of nginx's log as $work/NAME.log.

@@ -45,8 +45,6 @@ pages=${1:-20000}
 [[ ${#only[@]} -gt 0 ]] || only=(freshet wget wget-warc scrapy)
 wants() { local c; for c in "${only[@]}"; do [[ $c == "$1" ]] && return 0; done; return 1; }
 
-command -v nginx > /dev/null || [[ -x /usr/sbin/nginx ]] || apt-get install -y nginx > /dev/null
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 if wants scrapy && [[ ! -x $root/.venv-bench/bin/scrapy ]]; then
     python3 -m venv "$root/.venv-bench"
     "$root/.venv-bench/bin/pip" install -q scrapy
@@ -75,51 +73,15 @@ if wants freshet && [[ -z ${FRESHET:-} ]]; then
 fi
 
 work=$(mktemp -d /tmp/static-site.XXXXXX)
-nginx_pid=
+source "$here/../nginx-common.sh"
 cleanup() {
-    [[ -n $nginx_pid ]] && kill "$nginx_pid" 2> /dev/null && wait "$nginx_pid" 2> /dev/null || true
+    stop_nginx
     rm -rf "$work"
 }
 trap cleanup EXIT
 site=${SITE:-$work/site}
 [[ -f $site/robots.txt && -f $site/p/$(printf %05d $((pages - 1))).html ]] || python3 "$here/gen_site.py" "$site" "$pages"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$work/nginx"
-cat > "$work/nginx/nginx.conf" << CONF
-daemon off;
-worker_processes 1;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
-$([[ $(id -u) == 0 ]] && echo "user root;")
-events { worker_connections 1024; }
-http {
-    types { text/html html; text/plain txt; }
-    default_type application/octet-stream;
-    log_format bench '\$status \$request_uri \$http_user_agent';
-    access_log $work/nginx/access.log bench;
-    client_body_temp_path $work/nginx/body;
-    proxy_temp_path $work/nginx/proxy;
-    fastcgi_temp_path $work/nginx/fastcgi;
-    uwsgi_temp_path $work/nginx/uwsgi;
-    scgi_temp_path $work/nginx/scgi;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    keepalive_timeout 60s;
-    server {
-        listen 127.0.0.1:$port;
-        root $site;
-        index index.html;
-    }
-}
-CONF
-"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
-nginx_pid=$!
-for _ in $(seq 50); do
-    curl -sf -o /dev/null "http://127.0.0.1:$port/robots.txt" && break
-    sleep 0.1
-done
-base=http://127.0.0.1:$port/
+start_nginx "$site" "$work"
 echo "site: $pages pages ($(du -sh --apparent-size "$site" | cut -f1)), nginx on $base; load: $(uptime)"
 
 rows=()

@@ -342,6 +342,13 @@ mod tests {
         }
     }
 
+    /// A table's entries by hash, to compare two tables.
+    fn sorted_entries<S>(entries: &HashMap<u64, Entry, S>) -> Vec<(u64, Entry)> {
+        let mut held: Vec<(u64, Entry)> = entries.iter().map(|(&hash, &entry)| (hash, entry)).collect();
+        held.sort_unstable_by_key(|&(hash, _)| hash);
+        held
+    }
+
     proptest::proptest! {
         /// The heap with stale pairs (and its rebuilds) keeps exactly the entries, counts and
         /// errors of the exact ordered set, page after page: the same evictions, ties
@@ -358,12 +365,7 @@ mod tests {
             for page in &pages {
                 table.learn_hashes(page.iter().copied());
                 reference.learn_hashes(capacity, page);
-                let mut held: Vec<(u64, Entry)> = table.entries.iter().map(|(&hash, &entry)| (hash, entry)).collect();
-                let mut expected: Vec<(u64, Entry)> =
-                    reference.entries.iter().map(|(&hash, &entry)| (hash, entry)).collect();
-                held.sort_unstable_by_key(|&(hash, _)| hash);
-                expected.sort_unstable_by_key(|&(hash, _)| hash);
-                proptest::prop_assert_eq!(held, expected);
+                proptest::prop_assert_eq!(sorted_entries(&table.entries), sorted_entries(&reference.entries));
                 proptest::prop_assert_eq!(table.pages(), reference.pages);
                 proptest::prop_assert!(table.by_count.len() <= 2 * table.entries.len() + 64);
             }
@@ -404,12 +406,7 @@ mod tests {
                 proptest::prop_assert_eq!(table.capacity(), capacity);
                 proptest::prop_assert!(before <= table.capacity() && table.capacity() <= ceiling);
                 proptest::prop_assert!(table.len() <= capacity);
-                let mut held: Vec<(u64, Entry)> = table.entries.iter().map(|(&hash, &entry)| (hash, entry)).collect();
-                let mut expected: Vec<(u64, Entry)> =
-                    reference.entries.iter().map(|(&hash, &entry)| (hash, entry)).collect();
-                held.sort_unstable_by_key(|&(hash, _)| hash);
-                expected.sort_unstable_by_key(|&(hash, _)| hash);
-                proptest::prop_assert_eq!(held, expected);
+                proptest::prop_assert_eq!(sorted_entries(&table.entries), sorted_entries(&reference.entries));
             }
         }
     }
