@@ -32,6 +32,12 @@ const NEAR: usize = 1 << NEAR_BITS;
 const COARSE: usize = 1 << 12;
 /// Buckets as far out as a key may go (`±2^62`), so that bucket arithmetic never overflows.
 const BUCKET_LIMIT: f64 = 4.6e18;
+/// Entries' room a near bucket keeps for its next epoch once emptied; one whose buffer grew
+/// past it (a burst of pages due at one time) gives the buffer back. Each of the `NEAR` buckets
+/// otherwise keeps the most it ever held: a few entries each, ~2.5 MB once the cursor has swept
+/// the ring (heaptrack of a revisiting crawl, BENCHMARKS.md "Memory over a 21-minute revisiting
+/// crawl"), but a burst's buffer for ever.
+const BUCKET_KEPT: usize = 64;
 
 /// See the module docs.
 #[derive(Clone, Debug)]
@@ -146,6 +152,9 @@ impl Calendar {
             let bucket = &mut self.near[index(self.cursor, NEAR)];
             self.near_len -= bucket.len();
             self.fresh.append(bucket);
+            if bucket.capacity() > BUCKET_KEPT {
+                *bucket = Vec::new();
+            }
         }
     }
 
@@ -333,6 +342,27 @@ mod tests {
         while let Some(entry) = calendar.pop_due(now) {
             out.push((entry.key, entry.page));
         }
+    }
+
+    #[test]
+    fn an_emptied_bucket_keeps_a_small_buffer_and_gives_a_burst_back() {
+        let mut calendar = Calendar::new(1.0, 0.0);
+        let bytes_empty = calendar.allocated_bytes();
+        for page in 0..3 {
+            calendar.push(PageEntry { key: 5.5, page, generation: 0 });
+        }
+        for page in 0..1000 {
+            calendar.push(PageEntry { key: 9.5, page, generation: 0 });
+        }
+        let burst = calendar.allocated_bytes() - bytes_empty;
+        assert!(burst >= 1003 * size_of::<PageEntry>(), "{burst}");
+        let mut out = Vec::new();
+        drain_until(&mut calendar, 20.0, &mut out);
+        assert_eq!(out.len(), 1003);
+        // The three-entry bucket's buffer stays for its next epoch; the burst's is freed (the
+        // entries now sit in `due`'s and `fresh`'s buffers, counted apart).
+        assert_eq!(calendar.near[index(5, NEAR)].capacity(), 4);
+        assert_eq!(calendar.near[index(9, NEAR)].capacity(), 0);
     }
 
     proptest! {
