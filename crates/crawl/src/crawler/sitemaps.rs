@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use freshet_fetch::sitemap::{LocationRule, Sitemap, SitemapError, SitemapFormat, SitemapOptions};
 use freshet_fetch::{Fetch, Outcome};
-use freshet_frontier::Op;
+use freshet_frontier::{Op, url_fingerprint};
 use freshet_robots::{Access, RobotsEntry};
 use freshet_schedule::online::{HostId, Outcome as Done, PageId};
 use freshet_url::Url;
@@ -29,11 +29,14 @@ use crate::log::{LogKind, LogLine};
 pub(crate) struct HostSitemaps {
     /// Whether its robots.txt's `Sitemap:` lines were queued (once per host and run).
     listed: bool,
-    /// Sitemap URLs to request, in the order they were found.
+    /// Sitemap URLs to request, in the order they were found; its buffer is given back once
+    /// empty (most hosts have one sitemap, requested once, and a crawl may have 10^5 hosts).
     queue: VecDeque<Url>,
-    /// Every sitemap URL queued in this run (requested or still to be): no file twice, and
-    /// their number is the host's file count.
-    queued: HashSet<Url>,
+    /// The fingerprint (`freshet_frontier::url_fingerprint`, as the seen set's) of every
+    /// sitemap URL queued in this run (requested or still to be): no file twice, and their
+    /// number is the host's file count. Fingerprints, not the URLs: 8 bytes a file, not ~100,
+    /// kept for the whole run.
+    queued: HashSet<u64>,
     /// URLs handed to discovery in this run.
     urls: u64,
 }
@@ -68,13 +71,14 @@ impl HostSitemaps {
         if url.origin() != robots_url.origin() {
             return Offer::OtherOrigin;
         }
-        if self.queued.contains(&url) {
+        let fingerprint = url_fingerprint(url.as_str());
+        if self.queued.contains(&fingerprint) {
             return Offer::Again;
         }
         if self.queued.len() >= max_files as usize {
             return Offer::OverLimit;
         }
-        self.queued.insert(url.clone());
+        self.queued.insert(fingerprint);
         self.queue.push_back(url);
         Offer::Queued
     }
@@ -140,6 +144,9 @@ impl Crawler {
                     break;
                 }
             }
+        }
+        if state.sitemaps.queue.is_empty() {
+            state.sitemaps.queue = VecDeque::new();
         }
         let location = LocationRule::ListedInRobotsTxt(state.robots_url.clone());
         let (not_before, delay) = (state.not_before, state.delay);
