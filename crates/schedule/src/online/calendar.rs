@@ -34,7 +34,7 @@ const COARSE: usize = 1 << 12;
 const BUCKET_LIMIT: f64 = 4.6e18;
 /// Entries' room a near bucket keeps for its next epoch once emptied; one whose buffer grew
 /// past it (a burst of pages due at one time) gives the buffer back. Each of the `NEAR` buckets
-/// otherwise keeps the most it ever held: a few entries each, ~2.5 MB once the cursor has swept
+/// otherwise keeps the most it ever held: a few entries each, ~3.5 MB once the cursor has swept
 /// the ring (heaptrack of a revisiting crawl, BENCHMARKS.md "Memory over a 21-minute revisiting
 /// crawl"), but a burst's buffer for ever.
 const BUCKET_KEPT: usize = 64;
