@@ -114,9 +114,10 @@ pub struct CrawlStatus {
     pub throttled_out: u64,
     /// Hosts known to the crawl.
     pub host_count: usize,
-    /// Bytes held by the hosts' boilerplate tables (`freshet_content::HostBoilerplate`, at
-    /// most ~117 KiB a host): what grows, beside the store's cache, as a long crawl keeps
-    /// seeing new text blocks on its hosts' pages.
+    /// Bytes held by the hosts' boilerplate tables (`freshet_content::HostBoilerplate`: ~9 KiB
+    /// a host once full for pages of up to 32 blocks, at most ~117 KiB for hosts with larger
+    /// pages): what grows, beside the store's cache, as a crawl sees new text blocks on its
+    /// hosts' pages.
     #[serde(default)]
     pub boilerplate_bytes: u64,
     /// The hosts with the highest `λ_i`, highest first.
