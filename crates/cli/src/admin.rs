@@ -106,6 +106,10 @@ async fn metrics(State(endpoint): State<Endpoint>) -> Response {
     metrics::counter!("freshet_too_long_total").absolute(status.too_long);
     metrics::counter!("freshet_throttled_out_total").absolute(status.throttled_out);
     metrics::gauge!("freshet_boilerplate_bytes").set(status.boilerplate_bytes as f64);
+    metrics::counter!("freshet_identical_payloads_total").absolute(status.identical_payloads);
+    metrics::counter!("freshet_duplicates_total").absolute(status.duplicates);
+    metrics::gauge!("freshet_payloads_indexed").set(status.payloads_indexed as f64);
+    metrics::counter!("freshet_payloads_unindexed_total").absolute(status.payloads_unindexed);
     for host in &status.hosts {
         metrics::gauge!("freshet_host_lambda", "host" => host.host.clone()).set(host.lambda);
     }
@@ -313,6 +317,11 @@ pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         "not followed        {} URLs over --host-quota, {} links to hosts past --max-hosts-per-domain, \
          {} longer than the frontier keeps, {} on hosts given up for their Retry-After",
         status.over_host_quota, status.over_domain_quota, status.too_long, status.throttled_out
+    );
+    println!(
+        "archive             {} bodies already held written as WARC revisit records ({} another URL's); \
+         {} payloads indexed, {} left out of the full index",
+        status.identical_payloads, status.duplicates, status.payloads_indexed, status.payloads_unindexed
     );
     println!("memory              {} bytes in the hosts' boilerplate tables", status.boilerplate_bytes);
     println!("hosts by λ_i (the politeness limits that cost the most freshness):");

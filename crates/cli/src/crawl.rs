@@ -279,6 +279,13 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
             summary.robots_deferred
         );
     }
+    if summary.identical_payloads > 0 {
+        println!(
+            "{} bodies the archive already held written as WARC revisit records, not stored again \
+             ({} first captured under another URL)",
+            summary.identical_payloads, summary.duplicates
+        );
+    }
     if summary.recovered_in_flight > 0 || summary.warc_bytes_cut > 0 {
         println!(
             "resumed after a crash: {} fetches were in flight, {} bytes of a torn WARC record cut",

@@ -95,6 +95,9 @@ fn status_and_explain_read_a_running_crawl() {
         "freshet_too_long_total",
         "freshet_throttled_out_total",
         "freshet_boilerplate_bytes",
+        "freshet_identical_payloads_total",
+        "freshet_duplicates_total",
+        "freshet_payloads_indexed",
         "freshet_host_lambda",
     ] {
         assert!(metrics.contains(name), "{name} missing from /metrics:\n{metrics}");

@@ -120,6 +120,20 @@ pub struct CrawlStatus {
     /// hosts' pages.
     #[serde(default)]
     pub boilerplate_bytes: u64,
+    /// Complete 2xx answers in this run whose body the archive already held, written as WARC
+    /// revisit records ([`crate::CrawlSummary::identical_payloads`]).
+    #[serde(default)]
+    pub identical_payloads: u64,
+    /// Of those, bodies first captured under another URL.
+    #[serde(default)]
+    pub duplicates: u64,
+    /// Payloads in the index that finds another URL's identical body (see [`crate::dedup`]).
+    #[serde(default)]
+    pub payloads_indexed: u64,
+    /// Payloads left out of that index in this run because it was full
+    /// ([`crate::CrawlConfig::duplicate_index_entries`]).
+    #[serde(default)]
+    pub payloads_unindexed: u64,
     /// The hosts with the highest `λ_i`, highest first.
     pub hosts: Vec<HostStatus>,
 }

@@ -140,6 +140,12 @@ pub struct CrawlConfig {
     /// The gzip level of the WARC records, 0 (store) to 9; default 6. Level 1 compresses about
     /// 2.4 times as fast for files about 37% larger (BENCHMARKS.md, "WARC writing").
     pub warc_gzip_level: u32,
+    /// At most this many payloads in the index that finds a page whose body is another
+    /// URL's, byte for byte, to write it as a WARC revisit record (see [`crate::dedup`]; 32
+    /// bytes a payload, at most one a page). 0 turns the search across URLs off; a page's own
+    /// unchanged body is still found. Default
+    /// [`DEFAULT_INDEX_ENTRIES`](crate::dedup::DEFAULT_INDEX_ENTRIES), 2^22.
+    pub duplicate_index_entries: usize,
     /// How fetched pages are revisited (see [`crate::revisit`]). Default: freshet's policy.
     pub revisit: Revisit,
     /// How many of a page's own fetch intervals its host's pooled change-rate prior is worth
@@ -197,6 +203,7 @@ impl CrawlConfig {
             store_cache_bytes: freshet_frontier::DEFAULT_CACHE_BYTES,
             warc_max_file_bytes: freshet_warc::DEFAULT_MAX_FILE_BYTES,
             warc_gzip_level: freshet_warc::WriterOptions::default().gzip_level,
+            duplicate_index_entries: crate::dedup::DEFAULT_INDEX_ENTRIES,
             revisit: Revisit::Freshet,
             importance: Importance::Opic,
             prior_fetches: crate::revisit::PRIOR_FETCHES,

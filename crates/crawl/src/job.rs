@@ -16,7 +16,8 @@ use freshet_url::Url;
 use freshet_warc::{CaptureEncoder, EncodedCapture};
 use tokio::time::Instant;
 
-use crate::crawler::{is_archived, with_capture};
+use crate::crawler::{capture_refers_to, is_archived, with_capture};
+use crate::dedup::{Reference, payload_digest};
 use crate::log::LogKind;
 use crate::revisit::PageMemory;
 
@@ -40,6 +41,9 @@ pub(crate) enum JobKind {
         change_rate: f64,
         /// Its host's boilerplate blocks when the job was made, for the signature.
         boilerplate: Arc<BoilerplateSet>,
+        /// The WARC record holding its last complete payload (see [`crate::dedup`]): an
+        /// unchanged body, or a 304, is written as a revisit of it.
+        held: Option<Reference>,
     },
     /// The host's robots.txt, fetched in the slot the scheduler gave to `page` (which is then
     /// handed back, unfetched, to be checked against the rules).
@@ -51,6 +55,14 @@ pub(crate) enum JobKind {
 }
 
 impl JobKind {
+    /// A page job's held capture (see [`crate::dedup`]).
+    pub(crate) fn held_capture(&self) -> Option<crate::dedup::HeldCapture> {
+        match self {
+            Self::Page { held, .. } => held.as_ref().map(|held| held.capture),
+            Self::Robots | Self::Sitemap(_) => None,
+        }
+    }
+
     /// The kind of its log lines.
     pub(crate) fn log_kind(&self) -> LogKind {
         match self {
@@ -94,7 +106,17 @@ pub(crate) struct JobResult {
     pub(crate) analysis: Analysis,
     /// A page job's WARC records, encoded (compressed, digested) off the control task, which
     /// appends them; `None` for other jobs and answers that are not archived.
-    pub(crate) encoded: Option<freshet_warc::Result<EncodedCapture>>,
+    pub(crate) encoded: Option<EncodedPage>,
+}
+
+/// A page job's WARC records, encoded by its task.
+#[derive(Debug)]
+pub(crate) struct EncodedPage {
+    /// The records (or why they could not be encoded).
+    pub(crate) records: freshet_warc::Result<EncodedCapture>,
+    /// Whether they are a revisit of the job's held capture for an identical 2xx payload: the
+    /// control task appends them only if it decides the same (see `Crawler::archive_page`).
+    pub(crate) same_as_held: bool,
 }
 
 /// What a page job read from a 2xx HTML body, on the fetch's own task so that the control task
@@ -180,10 +202,20 @@ impl Job {
         };
         let (analysis, encoded) = match (&self.kind, &fetches, fetches.as_ref().ok().and_then(|f| f.first()))
         {
-            (JobKind::Page { last_fetch, boilerplate, .. }, Ok(_), Some(fetch)) => {
+            (JobKind::Page { last_fetch, boilerplate, held, .. }, Ok(_), Some(fetch)) => {
                 let encoded = match &self.warc {
                     Some(encoder) if is_archived(fetch) => {
-                        with_capture(fetch, *last_fetch, |capture| encoder.encode(capture)).transpose()
+                        // The body's digest only where there is a held payload to compare with:
+                        // a page's first fetch pays no second SHA-1.
+                        let payload = held.as_ref().and_then(|_| payload_digest(fetch));
+                        let same_as_held = fetch.outcome.is_ok()
+                            && held.as_ref().is_some_and(|held| payload == Some(held.capture.payload_digest));
+                        capture_refers_to(fetch, self.url.as_str(), *last_fetch, held.as_ref(), payload)
+                            .and_then(|refers_to| {
+                                with_capture(fetch, refers_to, |capture| encoder.encode(capture))
+                            })
+                            .transpose()
+                            .map(|records| EncodedPage { records, same_as_held })
                     }
                     _ => None,
                 };

@@ -177,6 +177,16 @@
 //! ends when the frontier is empty; otherwise it runs until [`CrawlConfig::duration`],
 //! `max_pages` or the stop signal.
 //!
+//! **Identical payloads** (module [`dedup`]): a complete 2xx body the archive already holds,
+//! byte for byte, is written as a WARC `revisit` record (profile identical-payload-digest,
+//! headers only) naming the `response` record that holds it: the page's own last capture (a
+//! revisit that found it unchanged, from a server without validators) or another URL's (found
+//! in a bounded in-memory index of payload digests, [`CrawlConfig::duplicate_index_entries`],
+//! rebuilt on resume from the page records). A `304` refers to the same held capture. The log
+//! line's `detail` says which record; [`CrawlSummary::identical_payloads`] and
+//! [`CrawlSummary::duplicates`] count them. A duplicate is otherwise a page like any other
+//! (links read, revisited, its rate learned).
+//!
 //! # Resume
 //! `DIR/frontier.redb` is the frontier. Opening with [`CrawlConfig::resume`] runs the store's
 //! `recover` (pages in flight when the last run died are due again), rebuilds the scheduler from
@@ -215,6 +225,7 @@ mod admin;
 pub mod capacity;
 mod config;
 mod crawler;
+pub mod dedup;
 mod error;
 mod hosts;
 pub mod importance;

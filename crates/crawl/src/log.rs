@@ -14,6 +14,10 @@
 //! `not-a-sitemap` for a sitemap request answered with something else, an HTML page say), and
 //! when they apply `detail` (an error message, a redirect target) and `links` (links found).
 //!
+//! A page whose body the archive already held says so in `detail` (see [`crate::dedup`]):
+//! `unchanged payload: written as a WARC revisit record of its capture of DATE`, or
+//! `identical payload to URL captured DATE: written as a WARC revisit record`.
+//!
 //! `detail` says in words what happened to a misbehaving host (the end-to-end tests in
 //! `tests/misbehave.rs` check each against testweb's misbehaving hosts): which time limit
 //! passed (`first-byte timeout: …`, `total timeout: … cut after N bytes`), a body over the cap
@@ -94,6 +98,14 @@ pub struct LogLine {
 }
 
 impl LogLine {
+    /// Adds `note` to the line's detail, after what it says already (`; ` between).
+    pub(crate) fn add_detail(&mut self, note: impl std::fmt::Display) {
+        self.detail = Some(match self.detail.take() {
+            Some(detail) => format!("{detail}; {note}"),
+            None => note.to_string(),
+        });
+    }
+
     /// The line of a URL not requested, now: `outcome` says why (`robots-disallowed`,
     /// `address-refused`), `detail` what more is known.
     pub(crate) fn skipped(url: &str, outcome: &str, detail: Option<String>) -> Self {

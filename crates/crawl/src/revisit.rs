@@ -47,6 +47,8 @@
 use freshet_content::Signature;
 use freshet_estimate::{ChangeHistory, GammaPrior, RateEstimate};
 
+use crate::dedup::HeldCapture;
+
 /// How a crawl revisits the pages it has fetched.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Revisit {
@@ -116,6 +118,10 @@ pub struct PageMemory {
     pub failures: u32,
     /// The page's OPIC history at its last completion (see [`crate::importance`]).
     pub opic_history: f64,
+    /// The WARC `response` record that holds the page's last complete 2xx payload: its own,
+    /// or another URL's with the identical payload (see [`crate::dedup`]); `None` before the
+    /// first such capture (and for pages stored before format 2).
+    pub capture: Option<HeldCapture>,
 }
 
 impl Default for PageMemory {
@@ -126,9 +132,13 @@ impl Default for PageMemory {
             nutch_interval: 0.0,
             failures: 0,
             opic_history: 0.0,
+            capture: None,
         }
     }
 }
+
+// The store keeps at most this many bytes of a page's memory.
+const _: () = assert!(PageMemory::ENCODED_LEN <= freshet_frontier::limits::ESTIMATOR_BYTES);
 
 /// Why stored page memory could not be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -136,12 +146,15 @@ impl Default for PageMemory {
 pub struct CorruptMemory(pub &'static str);
 
 impl PageMemory {
-    const FORMAT: u8 = 1;
+    /// Format 2 adds the held capture to format 1, which is still read (as without one).
+    const FORMAT: u8 = 2;
+    const FORMAT_1_LEN: usize = 1 + ChangeHistory::ENCODED_LEN + 8 + 8 + 4 + 8;
     /// Length of the byte form.
-    pub const ENCODED_LEN: usize = 1 + ChangeHistory::ENCODED_LEN + 8 + 8 + 4 + 8;
+    pub const ENCODED_LEN: usize = Self::FORMAT_1_LEN + 1 + HeldCapture::ENCODED_LEN;
 
     /// The byte form: format byte, the history's bytes, `last_content` (NaN for none),
-    /// `nutch_interval`, `failures`, `opic_history`; little-endian.
+    /// `nutch_interval`, `failures`, `opic_history`, then a byte 0 or 1 and the held capture
+    /// (zeros for none); little-endian.
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(Self::ENCODED_LEN);
@@ -151,10 +164,13 @@ impl PageMemory {
         out.extend_from_slice(&self.nutch_interval.to_le_bytes());
         out.extend_from_slice(&self.failures.to_le_bytes());
         out.extend_from_slice(&self.opic_history.to_le_bytes());
+        out.push(u8::from(self.capture.is_some()));
+        out.extend_from_slice(&self.capture.map_or([0; HeldCapture::ENCODED_LEN], |held| held.to_bytes()));
         out
     }
 
-    /// Reads the byte form; empty bytes (a page never fetched) give the default.
+    /// Reads the byte form (format 2, or format 1 of earlier versions); empty bytes (a page
+    /// never fetched) give the default.
     ///
     /// # Errors
     /// [`CorruptMemory`] naming what is wrong.
@@ -162,9 +178,15 @@ impl PageMemory {
         if bytes.is_empty() {
             return Ok(Self::default());
         }
-        if bytes.len() != Self::ENCODED_LEN || bytes[0] != Self::FORMAT {
-            return Err(CorruptMemory("wrong length or format byte"));
-        }
+        let capture = match (bytes[0], bytes.len()) {
+            (1, Self::FORMAT_1_LEN) => None,
+            (Self::FORMAT, Self::ENCODED_LEN) => match bytes[Self::FORMAT_1_LEN] {
+                0 => None,
+                1 => Some(HeldCapture::from_bytes(&bytes[Self::FORMAT_1_LEN + 1..])?),
+                _ => return Err(CorruptMemory("the held capture's flag is neither 0 nor 1")),
+            },
+            _ => return Err(CorruptMemory("wrong length or format byte")),
+        };
         let history_end = 1 + ChangeHistory::ENCODED_LEN;
         let history = ChangeHistory::from_bytes(&bytes[1..history_end])
             .map_err(|_| CorruptMemory("the change history is corrupt"))?;
@@ -189,6 +211,7 @@ impl PageMemory {
             nutch_interval,
             failures,
             opic_history,
+            capture,
         })
     }
 }
@@ -352,6 +375,35 @@ mod tests {
         let mut bad = memory.to_bytes();
         bad[2] = 0xff;
         assert!(PageMemory::from_bytes(&bad).is_err());
+    }
+
+    #[test]
+    fn the_held_capture_survives_and_format_1_is_still_read() {
+        let capture = HeldCapture {
+            payload_digest: freshet_warc::Digest::sha1(b"a body"),
+            date: freshet_warc::WarcDate::from_unix(1_800_000_000, 123_456).unwrap(),
+            page: freshet_schedule::online::PageId(42),
+        };
+        let mut memory = PageMemory { failures: 1, capture: Some(capture), ..PageMemory::default() };
+        observe(&mut memory, 100.0, ContentCheck::Unknown, None);
+        assert!(observe(&mut memory, 200.0, ContentCheck::Changed, None));
+        let bytes = memory.to_bytes();
+        assert_eq!(bytes.len(), PageMemory::ENCODED_LEN);
+        assert_eq!(PageMemory::from_bytes(&bytes).unwrap(), memory);
+        // A flag that is neither 0 nor 1 is corrupt.
+        let mut bad = bytes.clone();
+        bad[PageMemory::FORMAT_1_LEN] = 2;
+        assert!(PageMemory::from_bytes(&bad).is_err());
+        // Format 1, as stores written before held captures keep it: the same memory, none held.
+        let mut format_1 = bytes[..PageMemory::FORMAT_1_LEN].to_vec();
+        format_1[0] = 1;
+        assert_eq!(PageMemory::from_bytes(&format_1).unwrap(), PageMemory { capture: None, ..memory });
+        // Format 2's length with format 1's byte, or the reverse, is corrupt.
+        let mut mixed = bytes;
+        mixed[0] = 1;
+        assert!(PageMemory::from_bytes(&mixed).is_err());
+        format_1[0] = 2;
+        assert!(PageMemory::from_bytes(&format_1).is_err());
     }
 
     #[test]

@@ -29,6 +29,19 @@ impl Digest {
         self.0
     }
 
+    /// The digest whose raw bytes are `bytes` (as [`Digest::bytes`] gave them).
+    pub fn from_bytes(bytes: [u8; 20]) -> Self {
+        Self(bytes)
+    }
+
+    /// The `WARC-Payload-Digest` a `response` record of this HTTP message gets: the SHA-1 of
+    /// the bytes after its header block, exactly as the writer computes it, so that a caller
+    /// can tell an identical payload before it writes anything. `None` when the message has no
+    /// end of header block (the writer refuses it too).
+    pub fn of_http_payload(message: &[u8]) -> Option<Self> {
+        crate::record::http_head_len(message).map(|head_len| Self::sha1(&message[head_len..]))
+    }
+
     /// Parses `sha1:BASE32` (the form this crate writes); `None` for anything else.
     pub fn parse(text: &str) -> Option<Self> {
         let encoded = text.strip_prefix("sha1:")?;
@@ -52,6 +65,16 @@ mod tests {
     fn empty_input_has_the_well_known_base32_digest() {
         // SHA-1("") = da39a3ee5e6b4b0d3255bfef95601890afd80709, whose base32 is this.
         assert_eq!(Digest::sha1(b"").to_string(), "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
+    }
+
+    #[test]
+    fn the_http_payload_is_what_follows_the_header_block() {
+        let message = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhello";
+        assert_eq!(Digest::of_http_payload(message), Some(Digest::sha1(b"hello")));
+        assert_eq!(Digest::of_http_payload(b"HTTP/1.1 200 OK\n\nbare"), Some(Digest::sha1(b"bare")));
+        assert_eq!(Digest::of_http_payload(b"HTTP/1.1 200 OK\r\nno end"), None);
+        let digest = Digest::sha1(b"x");
+        assert_eq!(Digest::from_bytes(digest.bytes()), digest);
     }
 
     #[test]

@@ -255,6 +255,12 @@ impl EncodedCapture {
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }
+
+    /// The response's `WARC-Payload-Digest` (a `response` or identical-payload `revisit`
+    /// record); `None` for a server-not-modified revisit, and when nothing was encoded.
+    pub fn payload_digest(&self) -> Option<Digest> {
+        self.payload_digest
+    }
 }
 
 impl CaptureEncoder {

@@ -60,11 +60,9 @@ pub(super) fn capacity_signal(outcome: &Outcome) -> Option<Signal> {
 
 /// Adds the note of a delay change to a log line's `detail` (after what it says already).
 pub(super) fn note_delay_change(line: &mut LogLine, change: Option<DelayChange>) {
-    let Some(change) = change else { return };
-    line.detail = Some(match line.detail.take() {
-        Some(detail) => format!("{detail}; {change}"),
-        None => change.to_string(),
-    });
+    if let Some(change) = change {
+        line.add_detail(change);
+    }
 }
 
 #[cfg(test)]

@@ -8,15 +8,17 @@ use freshet_content::{BoilerplateSet, MainText, Signature};
 use freshet_fetch::{Fetch, Outcome, SizeStage, TimeoutPhase, Truncated, Validators};
 use freshet_frontier::{Completion, FrontierStore as _, Op};
 use freshet_robots::{FetchOutcome, RobotsEntry};
+use freshet_schedule::online::PageId;
 use freshet_schedule::online::{Outcome as Done, Politeness};
-use freshet_warc::{Capture, CaptureResponse, EncodedCapture, RefersTo, Truncation, WarcDate};
+use freshet_warc::{Capture, CaptureResponse, Digest, RefersTo, Truncation, WarcDate};
 
 use super::adapt::note_delay_change;
 use super::{Crawler, parse_stored, unix_now};
 use crate::capacity::DelayChange;
+use crate::dedup::{HeldCapture, Reference, payload_digest};
 use crate::error::Result;
 use crate::hosts::Verdict;
-use crate::job::{Analysis, Job, JobKind, JobResult};
+use crate::job::{Analysis, EncodedPage, Job, JobKind, JobResult};
 use crate::log::{LogKind, LogLine};
 use crate::revisit::{self, ContentCheck, PageMemory, Revisit};
 
@@ -51,16 +53,19 @@ impl Crawler {
         match job.kind {
             JobKind::Robots => self.robots_done(&job, &fetches, result.ended, now),
             JobKind::Sitemap(_) => self.sitemap_done(&job, &fetches, result.sitemap, result.ended, now),
-            JobKind::Page { depth, last_fetch, .. } => {
+            JobKind::Page { depth, .. } => {
                 let change = self.adapt_host_delay(job.host, fetches.first().map(|fetch| &fetch.outcome))?;
                 let state = self.host_mut(job.host)?;
                 state.not_before = Some(result.ended + state.delay);
                 match fetches.first() {
                     Some(fetch) => {
                         let fetched = Fetched { fetch, analysis: result.analysis, encoded: result.encoded };
-                        self.page_done(&job, fetched, depth, last_fetch, now, change)
+                        self.page_done(&job, fetched, depth, now, change)
                     }
-                    None => self.finish_page(&job, None, None, Done::Failed, now),
+                    None => {
+                        let held = job.kind.held_capture();
+                        self.finish_page(&job, None, None, held, Done::Failed, now)
+                    }
                 }
             }
         }
@@ -71,18 +76,22 @@ impl Crawler {
         job: &Job,
         fetched: Fetched<'_>,
         depth: u32,
-        last_fetch: Option<f64>,
         now: f64,
         delay_change: Option<DelayChange>,
     ) -> Result<()> {
         let Fetched { fetch, analysis, encoded } = fetched;
         let trail = self.redirect_trails.remove(job.url.as_str());
-        if is_archived(fetch) {
-            self.archive_encoded(fetch, last_fetch, encoded)?;
-        }
+        let archived = if is_archived(fetch) {
+            self.archive_page(job, fetch, encoded)?
+        } else {
+            Archived { capture: job.kind.held_capture(), note: None }
+        };
         self.summary.pages += 1;
         self.summary.bytes += fetch.transfer_body.len() as u64;
         let mut line = fetch_line(LogKind::Page, fetch);
+        if let Some(note) = archived.note {
+            line.add_detail(note);
+        }
         match &fetch.outcome {
             Outcome::Throttled { retry_after, .. } => {
                 let count = self.back_offs.entry(job.page).or_insert(0);
@@ -128,7 +137,7 @@ impl Crawler {
                     if let Some(max) =
                         self.config.max_depth.filter(|&max| depth >= max && !found.links.is_empty())
                     {
-                        line.detail = Some(format!("links not followed: past the max depth of {max}"));
+                        line.add_detail(format!("links not followed: past the max depth of {max}"));
                     }
                     let too_long = self.summary.too_long;
                     for link in found.links {
@@ -140,10 +149,7 @@ impl Crawler {
                             "{too_long} links not followed: longer than {} bytes",
                             freshet_frontier::limits::URL_BYTES
                         );
-                        line.detail = Some(match line.detail.take() {
-                            Some(detail) => format!("{detail}; {note}"),
-                            None => note,
-                        });
+                        line.add_detail(note);
                     }
                 }
                 self.link_sources.push((job.page, first..self.pending_urls.len()));
@@ -203,7 +209,7 @@ impl Crawler {
         self.log.write(&line)?;
         let done = if ok { Done::Fetched } else { Done::Failed };
         let text = analysis.text.map(|text| (text, analysis.signature));
-        self.finish_page(job, Some(fetch), text, done, now)
+        self.finish_page(job, Some(fetch), text, archived.capture, done, now)
     }
 
     /// The page's fetch is over: what it teaches goes into its memory and its change-rate
@@ -216,6 +222,7 @@ impl Crawler {
         job: &Job,
         fetch: Option<&Fetch>,
         text: Option<(MainText, Option<Signature>)>,
+        capture: Option<HeldCapture>,
         done: Done,
         now: f64,
     ) -> Result<()> {
@@ -243,6 +250,7 @@ impl Crawler {
         let not_modified = matches!(outcome, Some(Outcome::NotModified));
         let content = not_modified || matches!(outcome, Some(Outcome::Ok { .. }));
         let mut memory = **memory;
+        memory.capture = capture;
         let new_fingerprint = match fetch {
             Some(fetch) if fetch.outcome.is_ok() => {
                 let first_fetch = memory.last_content.is_none();
@@ -463,10 +471,7 @@ impl Crawler {
             if index + 1 == fetches.len()
                 && let Some(held) = &held
             {
-                line.detail = Some(match line.detail.take() {
-                    Some(detail) => format!("{detail}; {held}"),
-                    None => held.clone(),
-                });
+                line.add_detail(held);
             }
             self.log.write(&line)?;
         }
@@ -510,38 +515,123 @@ impl Crawler {
     }
 
     /// Writes the WARC records of a fetch that got an answer: request and response, or request
-    /// and a `revisit` (server-not-modified) for a 304 to a conditional GET.
-    pub(super) fn archive(&mut self, fetch: &Fetch, last_fetch: Option<f64>) -> Result<()> {
+    /// and a `revisit` of `refers_to` (see [`with_capture`]).
+    pub(super) fn archive(&mut self, fetch: &Fetch, refers_to: Option<RefersTo<'_>>) -> Result<()> {
         let warc = &mut self.warc;
-        if with_capture(fetch, last_fetch, |capture| warc.write_capture(capture))?.is_some() {
+        if with_capture(fetch, refers_to, |capture| warc.write_capture(capture))?.is_some() {
             self.warc_dirty = true;
         }
         Ok(())
     }
 
-    /// [`Self::archive`], appending the records the fetch task encoded when they are for the
-    /// file being written (else, or if the task could not encode them, encoded here again).
-    fn archive_encoded(
-        &mut self,
-        fetch: &Fetch,
-        last_fetch: Option<f64>,
-        encoded: Option<freshet_warc::Result<EncodedCapture>>,
-    ) -> Result<()> {
-        if let Some(Ok(encoded)) = encoded
-            && self.warc.write_encoded(&encoded)?.is_some()
-        {
-            self.warc_dirty = true;
-            return Ok(());
+    /// Writes a page's WARC records, and says which record now holds its payload (see
+    /// [`crate::dedup`]): a complete 2xx body that is the page's held payload, or a 304, is a
+    /// revisit of the held capture (as the fetch task encoded it); one found in the payload
+    /// index is a revisit of that record (encoded here); any other is a `response` record,
+    /// indexed. The records the fetch task encoded are appended when they are what is written
+    /// and are for the file being written; otherwise they are encoded here.
+    fn archive_page(&mut self, job: &Job, fetch: &Fetch, encoded: Option<EncodedPage>) -> Result<Archived> {
+        let JobKind::Page { last_fetch, held, .. } = &job.kind else { return Ok(Archived::default()) };
+        let (own_url, held) = (job.url.as_str(), held.as_ref());
+        let kept = Archived { capture: held.map(|held| held.capture), note: None };
+        let (encoded, encoded_same_as_held) = match encoded {
+            Some(EncodedPage { records: Ok(records), same_as_held }) if !records.is_empty() => {
+                (Some(records), same_as_held)
+            }
+            _ => (None, false),
+        };
+        let whole_ok = fetch.outcome.is_ok() && fetch.truncated.is_none();
+        let payload = match &encoded {
+            Some(encoded) if whole_ok => encoded.payload_digest(),
+            _ => payload_digest(fetch),
+        };
+        let same_as_held = held.filter(|held| payload == Some(held.capture.payload_digest));
+        let original = match (payload, same_as_held) {
+            (Some(payload), None) => self.payloads.find(&payload),
+            _ => None,
+        };
+        let original = match original {
+            Some(original) if original.page == job.page => Some((original, own_url.to_owned())),
+            Some(original) => self.page_url(original.page)?.map(|url| (original, url)),
+            None => None,
+        };
+        if let Some((original, url)) = original {
+            // Another URL's payload: a revisit of its record, encoded here.
+            let refers_to = RefersTo { target_uri: &url, date: original.date, record_id: None };
+            self.archive(fetch, Some(refers_to))?;
+            self.summary.identical_payloads += 1;
+            self.summary.duplicates += u64::from(original.page != job.page);
+            let note = format!(
+                "identical payload to {url} captured {}: written as a WARC revisit record",
+                original.date
+            );
+            return Ok(Archived { capture: Some(original), note: Some(note) });
         }
-        self.archive(fetch, last_fetch)
+        // What the fetch task encoded: a revisit of the held capture, a 304's revisit, or a
+        // response record; appended if it decided as this task did.
+        let appended = match &encoded {
+            Some(encoded) if encoded_same_as_held == same_as_held.is_some() => {
+                self.warc.write_encoded(encoded)?.is_some()
+            }
+            _ => false,
+        };
+        if appended {
+            self.warc_dirty = true;
+        } else {
+            let refers_to = capture_refers_to(fetch, own_url, *last_fetch, held, payload)?;
+            self.archive(fetch, refers_to)?;
+        }
+        if let Some(held) = same_as_held {
+            self.summary.identical_payloads += 1;
+            let note = if held.capture.page == job.page {
+                format!(
+                    "unchanged payload: written as a WARC revisit record of its capture of {}",
+                    held.capture.date
+                )
+            } else {
+                self.summary.duplicates += 1;
+                format!(
+                    "identical payload to {} captured {}: written as a WARC revisit record",
+                    held.target_uri(own_url),
+                    held.capture.date
+                )
+            };
+            return Ok(Archived { note: Some(note), ..kept });
+        }
+        let Some(payload) = payload else { return Ok(kept) };
+        // A new payload: its response record is the one to refer to from now on.
+        let capture = HeldCapture {
+            payload_digest: payload,
+            date: WarcDate::from_system_time(fetch.timings.started)?,
+            page: job.page,
+        };
+        if let Some(old) = held.filter(|held| held.capture.page == job.page) {
+            self.payloads.forget(&old.capture);
+        }
+        self.payloads.insert(capture);
+        Ok(Archived { capture: Some(capture), note: None })
     }
+
+    /// The URL a page was stored under (`None` if the store has no such page).
+    pub(super) fn page_url(&self, page: PageId) -> Result<Option<String>> {
+        Ok(self.store.page(page)?.map(|stored| stored.url))
+    }
+}
+
+/// What [`Crawler::archive_page`] wrote.
+#[derive(Debug, Default)]
+struct Archived {
+    /// The record holding the page's payload after this answer (see [`crate::dedup`]).
+    capture: Option<HeldCapture>,
+    /// What the log line's detail says of it (a revisit record and what it refers to).
+    note: Option<String>,
 }
 
 /// What a page job brought back for its one request.
 struct Fetched<'a> {
     fetch: &'a Fetch,
     analysis: Analysis,
-    encoded: Option<freshet_warc::Result<EncodedCapture>>,
+    encoded: Option<EncodedPage>,
 }
 
 /// Whether a page fetch's answer goes to WARC: any answer but an unwanted type, whose head
@@ -550,30 +640,61 @@ pub(crate) fn is_archived(fetch: &Fetch) -> bool {
     !matches!(fetch.outcome, Outcome::UnwantedContentType { .. })
 }
 
+/// The earlier capture a page's answer is written as a revisit of (see [`crate::dedup`]): for a
+/// 304, the page's held capture (or, for a page stored before held captures, its capture at
+/// `last_fetch`); for a complete 2xx whose payload digest (`payload`) is the held capture's,
+/// that capture; else `None`, a `response` record. `own_url`: the page's URL.
+pub(crate) fn capture_refers_to<'a>(
+    fetch: &Fetch,
+    own_url: &'a str,
+    last_fetch: Option<f64>,
+    held: Option<&'a Reference>,
+    payload: Option<Digest>,
+) -> freshet_warc::Result<Option<RefersTo<'a>>> {
+    let refers_to = |reference: &'a Reference| RefersTo {
+        target_uri: reference.target_uri(own_url),
+        date: reference.capture.date,
+        record_id: None,
+    };
+    Ok(match (&fetch.outcome, held) {
+        (Outcome::NotModified, Some(held)) => Some(refers_to(held)),
+        (Outcome::NotModified, None) => match last_fetch {
+            Some(last) => Some(RefersTo {
+                target_uri: own_url,
+                date: WarcDate::from_system_time(
+                    SystemTime::UNIX_EPOCH + std::time::Duration::from_secs_f64(last.max(0.0)),
+                )?,
+                record_id: None,
+            }),
+            None => None,
+        },
+        (Outcome::Ok { .. }, Some(held)) if payload == Some(held.capture.payload_digest) => {
+            Some(refers_to(held))
+        }
+        _ => None,
+    })
+}
+
 /// Calls `write` with the WARC capture of a fetch that got an answer (`None` without one):
-/// request and response, or request and a `revisit` (server-not-modified) for a 304 to a
-/// conditional GET (`last_fetch`: when the copy it refers to was fetched). Run by the control
-/// task, and by a page's fetch task to encode its records there.
+/// request and response; or request and a `revisit` of `refers_to` (see
+/// [`capture_refers_to`]), profile server-not-modified for a 304 and identical-payload-digest
+/// for a 2xx. Run by the control task, and by a page's fetch task to encode its records there.
 pub(crate) fn with_capture<R>(
     fetch: &Fetch,
-    last_fetch: Option<f64>,
+    refers_to: Option<RefersTo<'_>>,
     write: impl FnOnce(&Capture<'_>) -> freshet_warc::Result<R>,
 ) -> freshet_warc::Result<Option<R>> {
     let Some(message) = fetch.response_message() else { return Ok(None) };
     let request = fetch.request_message();
     let date = WarcDate::from_system_time(fetch.timings.started)?;
     let target_uri = fetch.url.as_str();
-    let response = match (&fetch.outcome, last_fetch) {
-        (Outcome::NotModified, Some(last)) => CaptureResponse::NotModified {
-            message: &message,
-            refers_to: RefersTo {
-                target_uri,
-                date: WarcDate::from_system_time(
-                    SystemTime::UNIX_EPOCH + std::time::Duration::from_secs_f64(last.max(0.0)),
-                )?,
-                record_id: None,
-            },
-        },
+    let response = match (&fetch.outcome, refers_to) {
+        (Outcome::NotModified, Some(refers_to)) => {
+            CaptureResponse::NotModified { message: &message, refers_to }
+        }
+        (Outcome::Ok { .. }, Some(refers_to)) => {
+            CaptureResponse::IdenticalPayload { message: &message, refers_to }
+        }
         _ => CaptureResponse::Full { message: &message, truncated: fetch.truncated.map(truncation) },
     };
     let ip_address = fetch.remote.map(|remote| remote.ip());

@@ -23,6 +23,7 @@ use tokio::time::Instant;
 
 use crate::admin::{Admin, Request};
 use crate::config::CrawlConfig;
+use crate::dedup::{PayloadIndex, Reference};
 use crate::error::{CrawlError, Result};
 use crate::hosts::{HostState, Verdict};
 use crate::importance::Weights;
@@ -32,7 +33,7 @@ use crate::revisit::{HostRates, PageMemory, Revisit};
 
 mod adapt;
 mod complete;
-pub(crate) use complete::{is_archived, log_time, with_capture};
+pub(crate) use complete::{capture_refers_to, is_archived, log_time, with_capture};
 pub(crate) mod sitemaps;
 mod status;
 
@@ -94,6 +95,12 @@ pub struct CrawlSummary {
     pub warc_bytes_cut: u64,
     /// Bytes of a torn last line cut from `crawl.jsonl` when it was reopened.
     pub log_bytes_cut: u64,
+    /// Complete 2xx answers whose body the archive already held, written as WARC revisit
+    /// records (profile identical-payload-digest; see [`crate::dedup`]): an unchanged page
+    /// fetched again, or the same body under another URL.
+    pub identical_payloads: u64,
+    /// Of those, bodies first captured under another URL (duplicates across URLs).
+    pub duplicates: u64,
 }
 
 /// A crawl, opened on its data directory and ready to [`run`](Crawler::run).
@@ -113,6 +120,9 @@ pub struct Crawler {
     scheduler: Scheduler,
     warc: WarcWriter,
     warc_dirty: bool,
+    /// The payloads written as `response` records, to find another URL's identical body (see
+    /// [`crate::dedup`]); rebuilt from the page memories by `rebuild`.
+    payloads: PayloadIndex,
     log: CrawlLog,
     hosts: Vec<Option<HostState>>,
     /// What the seeds (this run's and earlier runs') put in scope: a link is checked against
@@ -238,6 +248,7 @@ impl Crawler {
             scheduler,
             warc,
             warc_dirty: false,
+            payloads: PayloadIndex::new(config.duplicate_index_entries),
             log,
             hosts: Vec::new(),
             seeds: SeedScope::new(config.scope),
@@ -281,6 +292,8 @@ impl Crawler {
                 recovered_in_flight,
                 warc_bytes_cut: recovery.bytes_cut(),
                 log_bytes_cut,
+                identical_payloads: 0,
+                duplicates: 0,
             },
             config,
         };
@@ -327,6 +340,9 @@ impl Crawler {
                 let memory = PageMemory::from_bytes(&record.estimator)
                     .map_err(|source| CrawlError::StoredMemory { page: page.id.0, source })?;
                 self.weights.restore(page.id.0, memory.opic_history);
+                if let Some(capture) = memory.capture.filter(|capture| capture.page == page.id) {
+                    self.payloads.insert(capture);
+                }
                 if record.next_due.is_none() {
                     continue;
                 }
@@ -583,6 +599,15 @@ impl Crawler {
                 let boilerplate = Arc::clone(&self.host_mut(host)?.boilerplate_set);
                 let memory = PageMemory::from_bytes(&record.estimator)
                     .map_err(|source| CrawlError::StoredMemory { page: page.0, source })?;
+                let held = match memory.capture {
+                    Some(capture) if capture.page == page => Some(Reference { capture, other_url: None }),
+                    // Another page's record: its URL, read now (a page gone from the store is
+                    // no record to refer to).
+                    Some(capture) => {
+                        self.page_url(capture.page)?.map(|url| Reference { capture, other_url: Some(url) })
+                    }
+                    None => None,
+                };
                 JobKind::Page {
                     depth: record.depth,
                     last_fetch: record.last_fetch,
@@ -592,6 +617,7 @@ impl Crawler {
                     weight: record.weight,
                     change_rate: record.change_rate,
                     boilerplate,
+                    held,
                 }
             }
             // With more than one slot per host, another page of the host may be picked while

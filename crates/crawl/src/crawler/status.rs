@@ -90,6 +90,10 @@ impl Crawler {
                 .flatten()
                 .map(|host| host.boilerplate.allocated_bytes() as u64)
                 .sum(),
+            identical_payloads: self.summary.identical_payloads,
+            duplicates: self.summary.duplicates,
+            payloads_indexed: self.payloads.len() as u64,
+            payloads_unindexed: self.payloads.unindexed(),
             hosts,
         }
     }

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use freshet_warc::{
-    Capture, CaptureResponse, CaptureWritten, Record, RecordId, RefersTo, Truncation, WarcDate, WarcReader,
-    WarcWriter,
+    Capture, CaptureResponse, CaptureWritten, Digest, Record, RecordId, RefersTo, Truncation, WarcDate,
+    WarcReader, WarcWriter,
 };
 
 /// The HTTP request the tests send for `path` on host `h1.web.test`.
@@ -59,8 +59,21 @@ pub fn write_every_kind(writer: &mut WarcWriter) -> Vec<CaptureWritten> {
 /// `write_capture`. The flag says whether the encoding was appended.
 pub fn write_encoded_or_capture(writer: &mut WarcWriter, capture: &Capture<'_>) -> (CaptureWritten, bool) {
     let encoded = writer.encoder().encode(capture).unwrap();
+    // What a caller can compute before writing is what the record gets.
+    let expected = match &capture.response {
+        CaptureResponse::Full { message, .. } | CaptureResponse::IdenticalPayload { message, .. } => {
+            Digest::of_http_payload(message)
+        }
+        CaptureResponse::NotModified { .. } => None,
+    };
+    if !encoded.is_empty() {
+        assert_eq!(encoded.payload_digest(), expected);
+    }
     match writer.write_encoded(&encoded).unwrap() {
-        Some(written) => (written, true),
+        Some(written) => {
+            assert_eq!(encoded.payload_digest(), written.response.payload_digest);
+            (written, true)
+        }
         None => (writer.write_capture(capture).unwrap(), false),
     }
 }
