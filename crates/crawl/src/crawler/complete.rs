@@ -565,6 +565,7 @@ impl Crawler {
                 "identical payload to {url} captured {}: written as a WARC revisit record",
                 original.date
             );
+            self.forget_own(job.page, held, &original);
             return Ok(Archived { capture: Some(original), note: Some(note) });
         }
         // What the fetch task encoded: a revisit of the held capture, a 304's revisit, or a
@@ -605,11 +606,17 @@ impl Crawler {
             date: WarcDate::from_system_time(fetch.timings.started)?,
             page: job.page,
         };
-        if let Some(old) = held.filter(|held| held.capture.page == job.page) {
-            self.payloads.forget(&old.capture);
-        }
+        self.forget_own(job.page, held, &capture);
         self.payloads.insert(capture);
         Ok(Archived { capture: Some(capture), note: None })
+    }
+
+    /// Takes `page`'s own record of its old payload (`held`) out of the payload index when the
+    /// page now holds another (`now`): at most one entry a page.
+    fn forget_own(&mut self, page: PageId, held: Option<&Reference>, now: &HeldCapture) {
+        if let Some(old) = held.filter(|held| held.capture.page == page && held.capture != *now) {
+            self.payloads.forget(&old.capture);
+        }
     }
 
     /// The URL a page was stored under (`None` if the store has no such page).
