@@ -13,6 +13,9 @@
 # CSS, scripts, fonts, images, which freshet does not: counted apart), and so are the paths
 # wget asked for that do not exist (it reads URL-like strings out of scripts).
 #
+# Also printed: freshet's summary, and its WARC files' bytes and records (a body stored twice
+# would be a `response` record repeating another's payload digest).
+#
 # usage: experiments/real-site.sh [FRESHET_BINARY]   (default: target/release/freshet, built)
 # Environment: DOCS=DIR another directory of HTML to serve. About 3 minutes on 2 cores.
 set -euo pipefail
@@ -49,7 +52,24 @@ crawl() {
 }
 crawl freshet "$freshet" crawl "$base" --data "$work/freshet" --allow-private --delay 0 --rate 1000000 \
     --max-in-flight-per-ip 0 --max-in-flight-per-host 16 --revisit once --scope host
-tail -1 "$work/freshet.out"
+cat "$work/freshet.out"
+# freshet's WARC files: records by type, and `response` records whose payload another one holds
+# (a body stored twice: none since identical payloads are written as revisits).
+python3 - "$work/freshet/warc" << 'EOF'
+import collections, glob, gzip, os, sys
+kinds, payloads, size, kind = collections.Counter(), collections.Counter(), 0, None
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.warc.gz*"))):
+    size += os.path.getsize(path)
+    with gzip.open(path, "rb") as warc:
+        for line in warc:
+            if line.startswith(b"WARC-Type: "):
+                kind = line.split()[1].decode()
+                kinds[kind] += 1
+            elif line.startswith(b"WARC-Payload-Digest: ") and kind == "response":
+                payloads[line.split()[1]] += 1
+print("freshet's WARC files: %d bytes; records %s; response records repeating a payload: %d"
+      % (size, dict(kinds), sum(count - 1 for count in payloads.values())))
+EOF
 crawl wget wget --recursive --level=inf --no-parent --delete-after --no-verbose \
     --directory-prefix="$work/wget" "$base"
 
