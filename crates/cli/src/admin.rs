@@ -246,6 +246,7 @@ fn run_explain_stopped(data: &Path, url: &str, json: bool) -> anyhow::Result<Exi
         Some(due) => println!("  next fetch          due {}", relative(due, now)),
         None => println!("  next fetch          never (done, disallowed or over a limit)"),
     }
+    print_payload_record(&report.url, report.payload_record.as_ref());
     if report.failures > 0 {
         println!("  failures in a row   {}", report.failures);
     }
@@ -373,6 +374,7 @@ pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<ExitCode> {
         "  threshold           {:.6e} = λ_0 {:.6e} + λ_i {:.6e}",
         report.threshold, report.lambda0, report.host_lambda
     );
+    print_payload_record(&report.url, report.payload_record.as_ref());
     match report.due_at {
         Some(due) if due > now => println!("  next fetch          due in {:.1} s", due - now),
         Some(_) => println!("  next fetch          due now"),
@@ -380,4 +382,18 @@ pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<ExitCode> {
     }
     println!("  status              {}", report.status);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The line of `freshet explain` that names the WARC record holding a page's payload.
+fn print_payload_record(url: &str, record: Option<&freshet_crawl::dedup::PayloadRecord>) {
+    match record {
+        Some(record) if record.target_uri == url => {
+            println!("  archived            its own response record of {}", record.date);
+        }
+        Some(record) => println!(
+            "  archived            as a duplicate of {} (response record of {})",
+            record.target_uri, record.date
+        ),
+        None => {}
+    }
 }

@@ -71,9 +71,16 @@ fn status_and_explain_read_a_running_crawl() {
     let explain = freshet_in(data.path(), &["explain", &root, "--server", &server], None);
     assert_success(&explain);
     let text = stdout(&explain);
-    for field in
-        ["weight w", "change rate λ", "last fetch", "crawl value V(τ)", "threshold", "next fetch", "status"]
-    {
+    for field in [
+        "weight w",
+        "change rate λ",
+        "last fetch",
+        "archived            its own response record of ",
+        "crawl value V(τ)",
+        "threshold",
+        "next fetch",
+        "status",
+    ] {
         assert!(text.contains(field), "{field} missing: {text}");
     }
     let unknown =
@@ -139,6 +146,8 @@ fn status_and_explain_read_a_running_crawl() {
     let seed: serde_json::Value = serde_json::from_str(&stdout(&seed)).unwrap();
     assert_eq!((seed["state"].as_str(), seed["depth"].as_u64()), (Some("fetched"), Some(0)), "{seed}");
     assert!(seed["discovered_from"].is_null() && seed["last_fetch"].as_f64().is_some(), "{seed}");
+    assert_eq!(seed["payload_record"]["target_uri"].as_str(), Some(root.as_str()), "{seed}");
+    assert!(seed["payload_record"]["payload_digest"].as_str().unwrap().starts_with("sha1:"), "{seed}");
     // A page found by a link names the page it was found on, itself fetched. A host's sitemap
     // may name its pages first (no page as their source), but h1's first page can only have
     // been found by a link from h0 (its sitemap comes after its robots.txt, after that link).
@@ -154,7 +163,13 @@ fn status_and_explain_read_a_running_crawl() {
     }
     assert!(found_by_links > 0, "no page found by a link among {fetched:?}");
     let text = stdout(&freshet_in(data.path(), &["explain", &root, "--data", &crawl_dir], None));
-    for field in ["state               fetched", "found               a seed", "change rate λ", "ETag"] {
+    for field in [
+        "state               fetched",
+        "found               a seed",
+        "change rate λ",
+        "ETag",
+        "archived            its own response record of ",
+    ] {
         assert!(text.contains(field), "{field} missing: {text}");
     }
     let nowhere = format!("{}nowhere", root);

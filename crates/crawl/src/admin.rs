@@ -184,4 +184,8 @@ pub struct PageReport {
     pub due_at: Option<f64>,
     /// Where it stands (`ready`, `not-yet-eligible`, `host-busy`, …) and why.
     pub status: String,
+    /// The WARC record holding its last complete payload: its own, or another URL's it
+    /// duplicates (see [`crate::dedup`]); `None` before one.
+    #[serde(default)]
+    pub payload_record: Option<crate::dedup::PayloadRecord>,
 }

@@ -129,6 +129,35 @@ pub(crate) fn payload_digest(fetch: &freshet_fetch::Fetch) -> Option<Digest> {
         .then(|| Digest::sha1(&fetch.transfer_body))
 }
 
+/// The WARC record that holds a page's last complete payload, as `freshet explain` shows it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PayloadRecord {
+    /// Its `WARC-Target-URI`: the page's own URL, or the one whose body it duplicates.
+    pub target_uri: String,
+    /// Its `WARC-Date`.
+    pub date: String,
+    /// Its `WARC-Payload-Digest` (`sha1:` and base32).
+    pub payload_digest: String,
+}
+
+impl PayloadRecord {
+    /// The record of `capture`, held by page `page` whose URL is `url`; `url_of` gives another
+    /// page's URL (`None` if the store no longer has it: then there is no record to name).
+    pub(crate) fn of<E>(
+        capture: &HeldCapture,
+        page: PageId,
+        url: &str,
+        url_of: impl FnOnce(PageId) -> Result<Option<String>, E>,
+    ) -> Result<Option<Self>, E> {
+        let target_uri = if capture.page == page { Some(url.to_owned()) } else { url_of(capture.page)? };
+        Ok(target_uri.map(|target_uri| Self {
+            target_uri,
+            date: capture.date.to_string(),
+            payload_digest: capture.payload_digest.to_string(),
+        }))
+    }
+}
+
 /// One index entry: the digest's last 12 bytes (its first 8 are the key), the page, and the
 /// record's date in microseconds since the Unix epoch: 24 bytes, 32 with the key.
 #[derive(Clone, Copy, Debug)]

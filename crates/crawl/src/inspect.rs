@@ -14,6 +14,7 @@ use freshet_frontier::{FrontierStore, PageState, StoreError};
 use freshet_schedule::online::HostId;
 use serde::Serialize;
 
+use crate::dedup::PayloadRecord;
 use crate::revisit::{CorruptMemory, PageMemory};
 
 /// Pages read from the store at a time while counting.
@@ -244,6 +245,8 @@ pub struct StoredPageReport {
     pub host_min_delay: f64,
     /// Its host's `blocked_until` (see [`HostReport::blocked_until`]).
     pub host_blocked_until: Option<f64>,
+    /// The WARC record holding its last complete payload (see [`crate::dedup`]).
+    pub payload_record: Option<PayloadRecord>,
 }
 
 /// What `store` keeps about `url` (canonicalised first, as the crawl stores it).
@@ -261,6 +264,12 @@ pub fn stored_page_report(store: &impl FrontierStore, url: &str) -> Result<Store
     let host = store.host(record.host)?;
     let discovered_from = match record.discovered_from {
         Some(from) => store.page(from)?.map(|from| from.url),
+        None => None,
+    };
+    let payload_record = match &memory.capture {
+        Some(capture) => PayloadRecord::of(capture, id, &page.url, |other| {
+            Ok::<_, InspectError>(store.page(other)?.map(|stored| stored.url))
+        })?,
         None => None,
     };
     let state = match record.state {
@@ -286,6 +295,7 @@ pub fn stored_page_report(store: &impl FrontierStore, url: &str) -> Result<Store
         failures: memory.failures,
         host_min_delay: host.as_ref().map_or(0.0, |host| host.politeness.min_delay),
         host_blocked_until: host.and_then(|host| host.politeness.blocked_until),
+        payload_record,
     })
 }
 

@@ -202,6 +202,21 @@ async fn one_body_under_three_urls_is_stored_once() {
         assert_eq!(records[0].kind, "response");
     }
     assert_eq!((summary.identical_payloads, summary.duplicates), (2, 2));
+    // The store names, for every page, the record that holds its payload: `freshet explain`.
+    let store = freshet_frontier::RedbStore::open(data.path().join("frontier.redb")).unwrap();
+    for path in ["/same/1", "/same/2", "/same/3", "/changing"] {
+        let report = freshet_crawl::inspect::stored_page_report(&store, &site.url(path)).unwrap();
+        let held = report.payload_record.expect("a fetched page's payload is held");
+        let original = if path == "/changing" {
+            answers.iter().find(|answer| answer.target == site.url(path)).unwrap()
+        } else {
+            originals[0]
+        };
+        assert_eq!(held.target_uri, original.target, "{path}");
+        assert_eq!(held.date, original.date, "{path}");
+        assert_eq!(Some(held.payload_digest), original.payload_digest, "{path}");
+    }
+    drop(store);
     // The log says what each duplicate refers to; a duplicate's links are followed as any
     // page's (`/same/2` is linked only from the duplicated body).
     let lines = read_log(data.path());

@@ -9,6 +9,7 @@ use tokio::time::Instant;
 
 use super::{Crawler, unix_now};
 use crate::admin::{CrawlStatus, ExplainError, HostStatus, PageReport, Request};
+use crate::dedup::PayloadRecord;
 use crate::revisit::{self, PageMemory, Revisit};
 
 /// Hosts listed in a status, by `λ_i`.
@@ -132,6 +133,13 @@ impl Crawler {
                 Some(revisit::estimate_rate(&memory.history, &prior).std_error)
             })
             .flatten();
+        let payload_record = match &memory.capture {
+            Some(capture) => PayloadRecord::of(capture, page, url.as_str(), |other| {
+                Ok(self.store.page(other)?.map(|stored| stored.url))
+            })
+            .map_err(store_error)?,
+            None => None,
+        };
         Ok(PageReport {
             url: url.to_string(),
             weight: stored.record.weight,
@@ -146,6 +154,7 @@ impl Crawler {
             threshold: why.threshold,
             due_at: why.due_at.is_finite().then_some(why.due_at),
             status: describe(why.status),
+            payload_record,
         })
     }
 }
