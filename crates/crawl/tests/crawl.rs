@@ -3,10 +3,13 @@
 //! own request log, the WARC files (freshet-warc's reader and warcio) and `crawl.jsonl`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{read_log, warc_files, warcio_check};
+
 use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv4Addr};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -73,18 +76,6 @@ fn assert_polite(log: &[LogEntry]) {
     }
 }
 
-fn read_log(data: &Path) -> Vec<LogLine> {
-    let text = std::fs::read_to_string(data.join("crawl.jsonl")).unwrap();
-    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
-}
-
-fn warc_files(data: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> =
-        std::fs::read_dir(data.join("warc")).unwrap().map(|entry| entry.unwrap().path()).collect();
-    files.sort();
-    files
-}
-
 /// `(record type, target URI)` of every record, read back with freshet-warc's reader.
 fn warc_records(data: &Path) -> Vec<(String, String)> {
     let mut records = Vec::new();
@@ -98,18 +89,6 @@ fn warc_records(data: &Path) -> Vec<(String, String)> {
         }
     }
     records
-}
-
-/// `warcio check` passes on every file, with nothing on standard error.
-fn warcio_check(data: &Path) {
-    let warcio = std::env::var_os("FRESHET_WARCIO").expect(
-        "FRESHET_WARCIO is not set: run `bash scripts/test.sh` (it installs warcio into .venv-test/)",
-    );
-    for file in warc_files(data) {
-        let output = Command::new(&warcio).arg("check").arg(&file).output().unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success() && stderr.trim().is_empty(), "warcio check {file:?}: {stderr}");
-    }
 }
 
 async fn crawl(config: CrawlConfig, stop: impl std::future::Future<Output = ()>) -> CrawlSummary {

@@ -5,10 +5,13 @@
 //! that exists, under the URL and date it gives, with the same payload digest.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{read_log, warc_files, warcio_check};
+
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -90,13 +93,6 @@ async fn crawl(config: CrawlConfig) -> CrawlSummary {
     Crawler::open(config).unwrap().run(std::future::pending()).await.unwrap()
 }
 
-fn warc_files(data: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> =
-        std::fs::read_dir(data.join("warc")).unwrap().map(|entry| entry.unwrap().path()).collect();
-    files.sort();
-    files
-}
-
 /// One `response` or `revisit` record, as read back.
 #[derive(Clone, Debug)]
 struct Answer {
@@ -163,22 +159,6 @@ fn check_revisits(answers: &[Answer]) -> Vec<(String, String)> {
         }
     }
     pairs
-}
-
-fn warcio_check(data: &Path) {
-    let warcio = std::env::var_os("FRESHET_WARCIO").expect(
-        "FRESHET_WARCIO is not set: run `bash scripts/test.sh` (it installs warcio into .venv-test/)",
-    );
-    for file in warc_files(data) {
-        let output = Command::new(&warcio).arg("check").arg(&file).output().unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success() && stderr.trim().is_empty(), "warcio check {file:?}: {stderr}");
-    }
-}
-
-fn read_log(data: &Path) -> Vec<LogLine> {
-    let text = std::fs::read_to_string(data.join("crawl.jsonl")).unwrap();
-    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

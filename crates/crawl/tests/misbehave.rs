@@ -6,6 +6,10 @@
 //! resident memory (`VmHWM`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{read_log, warcio_check};
+
 use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
@@ -86,11 +90,6 @@ fn requests_to(log: &[LogEntry], kind: Misbehaviour) -> Vec<&LogEntry> {
     log.iter().filter(|e| e.host == host).collect()
 }
 
-fn read_log(data: &Path) -> Vec<LogLine> {
-    let text = std::fs::read_to_string(data.join("crawl.jsonl")).unwrap();
-    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
-}
-
 /// The crawl log's lines about `kind`'s host.
 fn lines_of(lines: &[LogLine], kind: Misbehaviour) -> Vec<&LogLine> {
     let host = format!("//{}:", kind.host_name());
@@ -144,20 +143,6 @@ fn warc_truncation(data: &Path) -> HashMap<String, Option<String>> {
         }
     }
     truncated
-}
-
-/// `warcio check` passes on every file (the truncated records included), with nothing on
-/// standard error.
-fn warcio_check(data: &Path) {
-    let warcio = std::env::var_os("FRESHET_WARCIO").expect(
-        "FRESHET_WARCIO is not set: run `bash scripts/test.sh` (it installs warcio into .venv-test/)",
-    );
-    for file in std::fs::read_dir(data.join("warc")).unwrap() {
-        let file = file.unwrap().path();
-        let output = std::process::Command::new(&warcio).arg("check").arg(&file).output().unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success() && stderr.trim().is_empty(), "warcio check {file:?}: {stderr}");
-    }
 }
 
 /// A field of `/proc/self/status` (`VmRSS`, `VmHWM`) in bytes.
