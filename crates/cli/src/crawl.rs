@@ -15,10 +15,12 @@ use crate::crawl_settings::{CrawlSettings, ImportanceArg, Origin, RevisitArg, Sc
 pub(crate) const LONG_ABOUT: &str = "\
 Crawl from seed URLs, politely, into DIR.
 
-DIR holds everything: warc/*.warc.gz (request and response records, one gzip member each),
-crawl.jsonl (one JSON line per request of a page, a robots.txt or a sitemap: time, kind, url,
-status, bytes, duration_ms, fingerprint, outcome; and one per URL skipped because robots.txt
-disallows it), frontier.redb (every URL seen, for --resume) and crawl.toml (the settings).
+DIR holds everything: warc/*.warc.gz (request and response records, one gzip member each;
+a 304, or a body the archive already holds byte for byte, the page's own or another URL's, is
+a revisit record naming the response record that holds it), crawl.jsonl (one JSON line per
+request of a page, a robots.txt or a sitemap: time, kind, url, status, bytes, duration_ms,
+fingerprint, outcome; and one per URL skipped because robots.txt disallows it), frontier.redb
+(every URL seen, for --resume) and crawl.toml (the settings).
 
 Each host (origin) gets at most one request at a time (--max-in-flight-per-host raises this,
 for benchmarks against your own server), and two requests at least --delay apart (from the
