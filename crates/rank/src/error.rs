@@ -56,6 +56,25 @@ pub enum RankError {
         /// What the pages hold.
         found: f64,
     },
+    /// A page (a crawl's seed, a page of a sequence) outside `0..page_count`.
+    #[error("page {page} is outside the {page_count} pages of the graph")]
+    PageOutOfRange {
+        /// The page given.
+        page: u32,
+        /// The number of pages in the graph.
+        page_count: u32,
+    },
+    /// Per-page values (an oracle's scores) not one per page of the graph.
+    #[error("{got} values for a graph of {expected} pages")]
+    WrongLength {
+        /// How many were given.
+        got: usize,
+        /// The number of pages.
+        expected: usize,
+    },
+    /// A partial PageRank recomputed every 0 pages.
+    #[error("a partial PageRank must be recomputed every 1 page or more, not every 0")]
+    ZeroInterval,
 }
 
 /// Results of this crate.

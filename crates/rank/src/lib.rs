@@ -14,6 +14,8 @@
 //! * [`pagerank()`] on a [`CsrGraph`]: the batch power iteration on a (partial) graph, the check
 //!   of both.
 //! * [`LinkImportance`]: the two online estimators behind one trait, for a crawler flag.
+//! * [`ordering`]: a first crawl's order on a known graph (breadth first, in-degree, OPIC,
+//!   partial PageRank, an oracle) and the importance it gathers, page by page.
 //!
 //! Page ids are plain dense `u32` (the frontier store's `PageId(u32)`, unwrapped): the crate
 //! depends on nothing of ours, like `freshet-policy`, so the simulator can use it as well as the
@@ -52,6 +54,7 @@ mod error;
 mod in_degree;
 mod links;
 pub mod opic;
+pub mod ordering;
 mod pagerank;
 
 pub use error::{RankError, Result};
