@@ -192,6 +192,12 @@ fn run_status_stopped(data: &Path, hosts: usize, json: bool) -> anyhow::Result<E
         "due       {} now, {} later, {} not to be fetched again (done, disallowed, over a limit)",
         report.due_now, report.due_later, report.not_due
     );
+    if report.duplicates > 0 {
+        println!(
+            "archive   {} fetched pages hold another URL's body byte for byte (WARC revisits of its record)",
+            report.duplicates
+        );
+    }
     println!("hosts     {}; those with the most pages:", report.hosts);
     for host in &report.top_hosts {
         let blocked = match host.blocked_until {

@@ -88,6 +88,10 @@ pub struct FrontierReport {
     /// Not to be fetched again (a one-pass crawl's fetched pages, robots.txt, quotas, gone):
     /// the URL stays seen.
     pub not_due: u64,
+    /// Fetched pages whose last complete body is another URL's, byte for byte (their WARC
+    /// records are revisits of that URL's: see [`crate::dedup`]); a page whose stored memory
+    /// cannot be read is not counted (`explain` names the error).
+    pub duplicates: u64,
     /// Hosts.
     pub hosts: u64,
     /// The hosts with the most pages, most first (at most the number asked for).
@@ -151,6 +155,7 @@ fn report_in_chunks(
         due_now: 0,
         due_later: 0,
         not_due: 0,
+        duplicates: 0,
         hosts: counts.hosts,
         top_hosts: Vec::new(),
     };
@@ -172,6 +177,10 @@ fn report_in_chunks(
                     report.fetched += 1;
                     host.fetched += 1;
                 }
+            }
+            let held = PageMemory::from_bytes(&record.estimator).ok().and_then(|memory| memory.capture);
+            if held.is_some_and(|capture| capture.page != page.id) {
+                report.duplicates += 1;
             }
             match record.next_due {
                 // An in-flight page of a crashed run is due again at once on resume.

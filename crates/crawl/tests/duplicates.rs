@@ -196,6 +196,8 @@ async fn one_body_under_three_urls_is_stored_once() {
         assert_eq!(held.date, original.date, "{path}");
         assert_eq!(Some(held.payload_digest), original.payload_digest, "{path}");
     }
+    let report = freshet_crawl::inspect::frontier_report(&store, 0.0, 1).unwrap();
+    assert_eq!(report.duplicates, 2, "{report:?}");
     drop(store);
     // The log says what each duplicate refers to; a duplicate's links are followed as any
     // page's (`/same/2` is linked only from the duplicated body).
