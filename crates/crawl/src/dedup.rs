@@ -328,4 +328,57 @@ mod tests {
         let mut none = PayloadIndex::new(0);
         assert!(!none.insert(held(b"1", 1, 1)));
     }
+
+    /// A digest whose first 8 bytes (the index's key) come from a set of 3 and its last byte
+    /// from a set of 2, so that keys collide with and without the same digest.
+    fn crafted(key: u8, last: u8) -> Digest {
+        let mut bytes = [7; 20];
+        bytes[..8].copy_from_slice(&[key; 8]);
+        bytes[19] = last;
+        Digest::from_bytes(bytes)
+    }
+
+    proptest::proptest! {
+        /// Against a model that keeps every capture ever inserted: a found record is always
+        /// one inserted with exactly that digest (never a false match: a revisit must name a
+        /// record holding its body), the latest such one not forgotten since; the index never
+        /// holds more than its cap; and without a cap or a shared key it finds every capture
+        /// inserted and not forgotten.
+        #[test]
+        fn the_index_never_names_a_record_of_another_payload(
+            operations in proptest::collection::vec((0u8..3, 0u8..2, 0u32..4, proptest::bool::ANY), 1..60),
+            cap in 1usize..6,
+        ) {
+            let mut index = PayloadIndex::new(cap);
+            let mut latest: std::collections::HashMap<Digest, HeldCapture> = std::collections::HashMap::new();
+            for (step, &(key, last, page, forget)) in operations.iter().enumerate() {
+                let capture = HeldCapture {
+                    payload_digest: crafted(key, last),
+                    date: WarcDate::from_unix(1_000 + step as u64, 0).unwrap(),
+                    page: PageId(page),
+                };
+                match latest.get(&capture.payload_digest).copied() {
+                    Some(previous) if forget => {
+                        index.forget(&previous);
+                        latest.remove(&capture.payload_digest);
+                    }
+                    _ => {
+                        if index.insert(capture) {
+                            latest.insert(capture.payload_digest, capture);
+                        }
+                    }
+                }
+                proptest::prop_assert!(index.len() <= cap);
+                for key in 0..3 {
+                    for last in 0..2 {
+                        let digest = crafted(key, last);
+                        if let Some(found) = index.find(&digest) {
+                            proptest::prop_assert_eq!(found.payload_digest, digest);
+                            proptest::prop_assert_eq!(Some(found), latest.get(&digest).copied());
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
