@@ -38,7 +38,8 @@
 //!   payload changes), at most [`CrawlConfig::duplicate_index_entries`](crate::CrawlConfig)
 //!   entries (32 bytes each, in a hash table; when full, new payloads are not indexed, which
 //!   only costs a full copy of a later duplicate). A resumed crawl rebuilds it from the page
-//!   memories in the scan that rebuilds the scheduler.
+//!   memories in the scan that rebuilds the scheduler. The held capture adds 37 bytes to each
+//!   page's record in the store.
 //!
 //! # What stays the same
 //! A duplicate is a page like any other: its links are read (the same markup under another
@@ -53,7 +54,8 @@ use freshet_warc::{Digest, WarcDate};
 use crate::revisit::CorruptMemory;
 
 /// The default of [`CrawlConfig::duplicate_index_entries`](crate::CrawlConfig): 2^22 payloads,
-/// at most about 270 MB of hash table once full (32-byte entries at the table's load).
+/// about 277 MB of hash table once full (2^23 slots of a 32-byte entry and a control byte:
+/// the table keeps at most 7/8 of its slots full, in a power of two).
 pub const DEFAULT_INDEX_ENTRIES: usize = 1 << 22;
 
 /// A WARC `response` record holding a payload: what a revisit record refers to.
