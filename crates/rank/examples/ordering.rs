@@ -15,7 +15,7 @@
 //! (e.g. `zcat ../shared/data/cnr-2000.arcs.tsv.gz > /tmp/cnr-2000.tsv` first).
 
 use freshet_rank::CsrGraph;
-use freshet_rank::ordering::{Ordering, coverage, crawl_sequence};
+use freshet_rank::ordering::{CrawlOrder, coverage, crawl_sequence};
 use freshet_testweb::{Web, WebConfig};
 
 const SHARES: [f64; 5] = [0.01, 0.05, 0.10, 0.20, 0.50];
@@ -29,11 +29,11 @@ fn compare(
     let pages = graph.page_count();
     let every = (pages as usize / 100).max(1);
     let orderings = [
-        Ordering::Bfs,
-        Ordering::InDegree,
-        Ordering::Opic,
-        Ordering::PartialPageRank { every },
-        Ordering::Oracle(importance),
+        CrawlOrder::Bfs,
+        CrawlOrder::InDegree,
+        CrawlOrder::Opic,
+        CrawlOrder::PartialPageRank { every },
+        CrawlOrder::Oracle(importance),
     ];
     let mut rows = Vec::new();
     for ordering in orderings {

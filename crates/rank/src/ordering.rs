@@ -7,20 +7,20 @@
 //!
 //! [`crawl_sequence`] runs a first crawl of `budget` pages from `seeds` on a [`CsrGraph`]: a
 //! page is *discovered* when a crawled page links to it, and the next page crawled is the
-//! discovered one the [`Ordering`] ranks first (ties to the smaller id), its estimate updated as
+//! discovered one the [`CrawlOrder`] ranks first (ties to the smaller id), its estimate updated as
 //! the crawl reveals links (seed 002's refresh rate of 1: the greedy strategy, which its slides
 //! find best):
-//! - [`Ordering::Bfs`]: first discovered, first crawled (seed 002's `bfs`, `1/(l(v)+1)`).
-//! - [`Ordering::InDegree`]: most links from crawled pages (seed 002's `fl_deg`; seed 004's
+//! - [`CrawlOrder::Bfs`]: first discovered, first crawled (seed 002's `bfs`, `1/(l(v)+1)`).
+//! - [`CrawlOrder::InDegree`]: most links from crawled pages (seed 002's `fl_deg`; seed 004's
 //!   "backlink count").
-//! - [`Ordering::Opic`]: most OPIC cash (seed 002's estimator 3 without the crawled history,
+//! - [`CrawlOrder::Opic`]: most OPIC cash (seed 002's estimator 3 without the crawled history,
 //!   which is 0 for a page not yet crawled): the seeds share a cash of 1, and a crawled page
 //!   passes its cash to its out-links in equal parts.
-//! - [`Ordering::PartialPageRank`]: highest PageRank of the graph known so far (the crawled
+//! - [`CrawlOrder::PartialPageRank`]: highest PageRank of the graph known so far (the crawled
 //!   pages' links), recomputed every `every` pages (Cho, Garcia-Molina, Page, "Efficient
 //!   crawling through URL ordering", WWW 1998, behind seed 004; seed 002's `nr` is of the same
 //!   kind and quadratic, so it is not run).
-//! - [`Ordering::Oracle`]: highest true score: the greedy crawl with a perfect estimator, which
+//! - [`CrawlOrder::Oracle`]: highest true score: the greedy crawl with a perfect estimator, which
 //!   seed 002 shows is not always optimal (finding the optimal sequence is NP-hard) but the
 //!   yardstick the estimators are judged by.
 //!
@@ -41,7 +41,7 @@ use crate::pagerank::{CsrGraph, pagerank};
 
 /// How a first crawl picks the next page among those discovered (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Ordering<'a> {
+pub enum CrawlOrder<'a> {
     /// First discovered, first crawled.
     Bfs,
     /// Most links from crawled pages.
@@ -127,7 +127,7 @@ impl Frontier {
 pub fn crawl_sequence(
     graph: &CsrGraph,
     seeds: &[u32],
-    ordering: Ordering<'_>,
+    ordering: CrawlOrder<'_>,
     budget: usize,
 ) -> Result<Vec<u32>> {
     let page_count = graph.page_count();
@@ -136,10 +136,10 @@ pub fn crawl_sequence(
         return Err(RankError::PageOutOfRange { page, page_count });
     }
     match ordering {
-        Ordering::Oracle(scores) if scores.len() != pages => {
+        CrawlOrder::Oracle(scores) if scores.len() != pages => {
             return Err(RankError::WrongLength { got: scores.len(), expected: pages });
         }
-        Ordering::PartialPageRank { every: 0 } => return Err(RankError::ZeroInterval),
+        CrawlOrder::PartialPageRank { every: 0 } => return Err(RankError::ZeroInterval),
         _ => {}
     }
     let mut crawled = vec![false; pages];
@@ -155,20 +155,20 @@ pub fn crawl_sequence(
             continue;
         }
         match ordering {
-            Ordering::Bfs => queue.push_back(seed),
-            Ordering::InDegree | Ordering::PartialPageRank { .. } => frontier.set(seed, 0.0),
-            Ordering::Opic => {
+            CrawlOrder::Bfs => queue.push_back(seed),
+            CrawlOrder::InDegree | CrawlOrder::PartialPageRank { .. } => frontier.set(seed, 0.0),
+            CrawlOrder::Opic => {
                 count[seed as usize] = seed_cash;
                 frontier.set(seed, seed_cash);
             }
-            Ordering::Oracle(scores) => frontier.set(seed, scores[seed as usize]),
+            CrawlOrder::Oracle(scores) => frontier.set(seed, scores[seed as usize]),
         }
     }
     // The known graph's PageRank, for `PartialPageRank`: the uniform rank before the first.
     let mut rank = vec![1.0 / pages.max(1) as f64; pages];
     while sequence.len() < budget {
         let next = match ordering {
-            Ordering::Bfs => queue.pop_front(),
+            CrawlOrder::Bfs => queue.pop_front(),
             _ => frontier.pop(|page| crawled[page as usize]),
         };
         let Some(page) = next else { break };
@@ -176,7 +176,7 @@ pub fn crawl_sequence(
         sequence.push(page);
         let links = graph.out_links(page);
         let share = if links.is_empty() { 0.0 } else { count[page as usize] / links.len() as f64 };
-        if ordering == Ordering::Opic {
+        if ordering == CrawlOrder::Opic {
             count[page as usize] = 0.0;
         }
         for &to in links {
@@ -186,23 +186,23 @@ pub fn crawl_sequence(
                 continue;
             }
             match ordering {
-                Ordering::Bfs if new => queue.push_back(to),
-                Ordering::Bfs => {}
-                Ordering::InDegree => {
+                CrawlOrder::Bfs if new => queue.push_back(to),
+                CrawlOrder::Bfs => {}
+                CrawlOrder::InDegree => {
                     count[index] += 1.0;
                     frontier.set(to, count[index]);
                 }
-                Ordering::Opic => {
+                CrawlOrder::Opic => {
                     count[index] += share;
                     frontier.set(to, count[index]);
                 }
-                Ordering::PartialPageRank { .. } if new => frontier.set(to, rank[index]),
-                Ordering::PartialPageRank { .. } => {}
-                Ordering::Oracle(scores) if new => frontier.set(to, scores[index]),
-                Ordering::Oracle(_) => {}
+                CrawlOrder::PartialPageRank { .. } if new => frontier.set(to, rank[index]),
+                CrawlOrder::PartialPageRank { .. } => {}
+                CrawlOrder::Oracle(scores) if new => frontier.set(to, scores[index]),
+                CrawlOrder::Oracle(_) => {}
             }
         }
-        if let Ordering::PartialPageRank { every } = ordering
+        if let CrawlOrder::PartialPageRank { every } = ordering
             && sequence.len() % every == 0
         {
             rank = known_pagerank(graph, &crawled)?;
@@ -271,34 +271,34 @@ mod tests {
     fn each_order_on_a_small_graph() {
         let graph = diamond();
         let run = |ordering| crawl_sequence(&graph, &[0], ordering, 10).unwrap();
-        assert_eq!(run(Ordering::Bfs), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(run(CrawlOrder::Bfs), vec![0, 1, 2, 3, 4, 5]);
         // After 0: 1 and 2 have one link each (1 first by id); after 1: 3 has one, 2 has one
         // (2 first by id); after 2: 3 has two.
-        assert_eq!(run(Ordering::InDegree), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(run(CrawlOrder::InDegree), vec![0, 1, 2, 3, 4, 5]);
         // Cash: 1 and 2 get 1/2 (1 first by id); 1 passes 1/2 to 3, which ties with 2 (2
         // first by id); 2 passes 1/4 to 3 and 4: 3 has 3/4, passed whole to 5, ahead of 4.
-        assert_eq!(run(Ordering::Opic), vec![0, 1, 2, 3, 5, 4]);
+        assert_eq!(run(CrawlOrder::Opic), vec![0, 1, 2, 3, 5, 4]);
         let scores = [1.0, 0.0, 5.0, 1.0, 9.0, 2.0];
-        assert_eq!(run(Ordering::Oracle(&scores)), vec![0, 2, 4, 5, 3, 1]);
-        assert_eq!(run(Ordering::PartialPageRank { every: 1 }).len(), 6);
-        assert_eq!(crawl_sequence(&graph, &[0], Ordering::Bfs, 3).unwrap(), vec![0, 1, 2]);
+        assert_eq!(run(CrawlOrder::Oracle(&scores)), vec![0, 2, 4, 5, 3, 1]);
+        assert_eq!(run(CrawlOrder::PartialPageRank { every: 1 }).len(), 6);
+        assert_eq!(crawl_sequence(&graph, &[0], CrawlOrder::Bfs, 3).unwrap(), vec![0, 1, 2]);
         // Only what is reachable: from 4, 4 and 5.
-        assert_eq!(crawl_sequence(&graph, &[4, 4], Ordering::Opic, 10).unwrap(), vec![4, 5]);
+        assert_eq!(crawl_sequence(&graph, &[4, 4], CrawlOrder::Opic, 10).unwrap(), vec![4, 5]);
     }
 
     #[test]
     fn bad_input_is_refused() {
         let graph = diamond();
         assert_eq!(
-            crawl_sequence(&graph, &[6], Ordering::Bfs, 1),
+            crawl_sequence(&graph, &[6], CrawlOrder::Bfs, 1),
             Err(RankError::PageOutOfRange { page: 6, page_count: 6 })
         );
         assert_eq!(
-            crawl_sequence(&graph, &[0], Ordering::Oracle(&[1.0]), 1),
+            crawl_sequence(&graph, &[0], CrawlOrder::Oracle(&[1.0]), 1),
             Err(RankError::WrongLength { got: 1, expected: 6 })
         );
         assert_eq!(
-            crawl_sequence(&graph, &[0], Ordering::PartialPageRank { every: 0 }, 1),
+            crawl_sequence(&graph, &[0], CrawlOrder::PartialPageRank { every: 0 }, 1),
             Err(RankError::ZeroInterval)
         );
         assert_eq!(coverage(&[7], &[1.0]), Err(RankError::PageOutOfRange { page: 7, page_count: 1 }));

@@ -11,7 +11,7 @@
 use std::collections::{HashSet, VecDeque};
 
 use freshet_rank::CsrGraph;
-use freshet_rank::ordering::{Ordering, coverage, crawl_sequence};
+use freshet_rank::ordering::{CrawlOrder, coverage, crawl_sequence};
 use freshet_testweb::{Web, WebConfig};
 use proptest::prelude::*;
 
@@ -45,12 +45,12 @@ fn frontier(graph: &CsrGraph, seeds: &[u32], crawled: &[u32]) -> Vec<u32> {
 }
 
 /// The key `ordering` gives `page` after `crawled`, from scratch.
-fn key(graph: &CsrGraph, seeds: &[u32], crawled: &[u32], ordering: Ordering<'_>, page: u32) -> f64 {
+fn key(graph: &CsrGraph, seeds: &[u32], crawled: &[u32], ordering: CrawlOrder<'_>, page: u32) -> f64 {
     match ordering {
-        Ordering::InDegree => {
+        CrawlOrder::InDegree => {
             crawled.iter().filter(|&&from| graph.out_links(from).contains(&page)).count() as f64
         }
-        Ordering::Opic => {
+        CrawlOrder::Opic => {
             let distinct: HashSet<u32> = seeds.iter().copied().collect();
             let mut cash = vec![0.0; graph.page_count() as usize];
             for &seed in &distinct {
@@ -65,8 +65,8 @@ fn key(graph: &CsrGraph, seeds: &[u32], crawled: &[u32], ordering: Ordering<'_>,
             }
             cash[page as usize]
         }
-        Ordering::Oracle(scores) => scores[page as usize],
-        Ordering::Bfs | Ordering::PartialPageRank { .. } => unreachable!("not a from-scratch key"),
+        CrawlOrder::Oracle(scores) => scores[page as usize],
+        CrawlOrder::Bfs | CrawlOrder::PartialPageRank { .. } => unreachable!("not a from-scratch key"),
     }
 }
 
@@ -89,11 +89,11 @@ proptest! {
     #[test]
     fn every_order_gives_a_crawl_sequence((graph, seeds, scores) in graph_strategy(), budget in 0usize..40) {
         let orderings = [
-            Ordering::Bfs,
-            Ordering::InDegree,
-            Ordering::Opic,
-            Ordering::PartialPageRank { every: 3 },
-            Ordering::Oracle(&scores),
+            CrawlOrder::Bfs,
+            CrawlOrder::InDegree,
+            CrawlOrder::Opic,
+            CrawlOrder::PartialPageRank { every: 3 },
+            CrawlOrder::Oracle(&scores),
         ];
         for ordering in orderings {
             let sequence = crawl_sequence(&graph, &seeds, ordering, budget).unwrap();
@@ -112,7 +112,7 @@ proptest! {
 
     #[test]
     fn greedy_orders_pick_the_largest_key((graph, seeds, scores) in graph_strategy()) {
-        for ordering in [Ordering::InDegree, Ordering::Opic, Ordering::Oracle(&scores)] {
+        for ordering in [CrawlOrder::InDegree, CrawlOrder::Opic, CrawlOrder::Oracle(&scores)] {
             let sequence = crawl_sequence(&graph, &seeds, ordering, usize::MAX).unwrap();
             for (step, &page) in sequence.iter().enumerate() {
                 let crawled = &sequence[..step];
@@ -128,7 +128,7 @@ proptest! {
 
     #[test]
     fn breadth_first_crawls_by_distance_from_the_seeds((graph, seeds, _scores) in graph_strategy()) {
-        let sequence = crawl_sequence(&graph, &seeds, Ordering::Bfs, usize::MAX).unwrap();
+        let sequence = crawl_sequence(&graph, &seeds, CrawlOrder::Bfs, usize::MAX).unwrap();
         let mut distance = vec![usize::MAX; graph.page_count() as usize];
         let mut queue = VecDeque::new();
         for &seed in &seeds {
@@ -160,10 +160,10 @@ fn mean_coverage(seed: u64) -> [f64; 4] {
     let graph = CsrGraph::from_links(pages, &links).unwrap();
     let importance: Vec<f64> = web.pages().iter().map(|page| page.importance).collect();
     let orderings = [
-        Ordering::Bfs,
-        Ordering::Opic,
-        Ordering::PartialPageRank { every: 20 },
-        Ordering::Oracle(&importance),
+        CrawlOrder::Bfs,
+        CrawlOrder::Opic,
+        CrawlOrder::PartialPageRank { every: 20 },
+        CrawlOrder::Oracle(&importance),
     ];
     orderings.map(|ordering| {
         let sequence = crawl_sequence(&graph, &[web.root(0)], ordering, pages as usize).unwrap();
