@@ -13,7 +13,7 @@
 # profile), the WARC files' bytes, and bytes a page request.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-[[ $# -ge 3 ]] || { sed -n 11,12p "$0" >&2; exit 2; }
+[[ $# -ge 3 ]] || { sed -n 10,11p "$0" >&2; exit 2; }
 seconds=$1
 read -r -a testweb_flags <<< "$2"
 shift 2
