@@ -83,6 +83,24 @@ impl CsrGraph {
         u32::try_from(self.offsets.len() - 1).unwrap_or(u32::MAX)
     }
 
+    /// Number of links (the length of the CSR targets).
+    #[must_use]
+    pub fn link_count(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// The ids of `page`'s out-links, in the order of [`CsrGraph::out_links`]: link `k` of the
+    /// range goes to `out_links(page)[k − start]`. Per-link values (a focused crawl's anchor
+    /// scores) are indexed by these ids. Empty for a page outside the graph.
+    #[must_use]
+    pub fn link_ids(&self, page: u32) -> std::ops::Range<usize> {
+        let i = page as usize;
+        match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&start), Some(&end)) => start..end,
+            _ => 0..0,
+        }
+    }
+
     /// Out-links of `page`; empty for a page outside the graph.
     #[must_use]
     pub fn out_links(&self, page: u32) -> &[u32] {
