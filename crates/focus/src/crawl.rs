@@ -70,7 +70,8 @@ pub struct FocusConfig {
     /// Pages fetched per refresh of the estimates (`r ≥ 1`; the slides: 1 is best, and the
     /// score falls as it grows).
     pub refresh: usize,
-    /// Pages between two fits of a regression estimator (`≥ 1`).
+    /// Pages between two fits of a regression estimator (`≥ 1`); at first the fits come at
+    /// 8, 16, 32… pages, doubling up to this.
     pub refit_every: usize,
     /// The seed of the random draws (altered greedy, bandits): the same seed, the same crawl.
     pub seed: u64,
@@ -350,7 +351,9 @@ pub fn focused_crawl(
     let mut batch = Vec::with_capacity(config.refresh);
     let (mut taken, mut candidates) = (Marks::new(page_count), Marks::new(page_count));
     while sequence.len() < budget {
-        if since_refit >= config.refit_every {
+        // Every `refit_every` pages, sooner while few are fetched (after 8, 16, 32…), so that
+        // the first fit comes before the first hundred pages.
+        if since_refit >= config.refit_every.min(sequence.len().max(8)) {
             since_refit = 0;
             for arm in &mut arms {
                 if arm.regression.as_mut().is_some_and(Regression::refit) {

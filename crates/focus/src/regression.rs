@@ -7,7 +7,8 @@
 //! `d ≤ 8`), and solves them every so many pages by Cholesky, with a ridge of `10⁻⁹ ·
 //! trace(XᵀX)/d` so that a feature that has been 0 so far (no second level yet) leaves the
 //! system solvable. Until the first fit, and whenever a fit fails, the weights rank by the
-//! known in-degree (`fl_deg`).
+//! known in-degree (`fl_deg`). The crawl fits them after 8, 16, 32… pages, then every
+//! [`crate::FocusConfig::refit_every`].
 
 use crate::estimator::FEATURES;
 
