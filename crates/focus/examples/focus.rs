@@ -2,15 +2,15 @@
 //! much of the relevant pages' score each estimator, bandit, strategy and refresh rate gathers,
 //! relative to the oracle (the greedy crawl that knows every page's score).
 //!
-//! The graph: `from<TAB>to` lines of page ids (e.g. `zcat ../shared/data/cnr-2000.arcs.tsv.gz
-//! > /tmp/cnr-2000.tsv`: 325,557 pages of the .cnr.it domain crawled in 2000, numbered in URL
-//! order, so that a run of ids is mostly one site's pages). The scores are planted, since the
+//! The graph: `from<TAB>to` lines of page ids, e.g. cnr-2000 (325,557 pages of the .cnr.it
+//! domain crawled in 2000, numbered in URL order, so that a run of ids is mostly one site's
+//! pages), unpacked by `zcat ../shared/data/cnr-2000.arcs.tsv.gz > /tmp/cnr-2000.tsv`. The scores are planted, since the
 //! graph has no text: a topic is a set of *sites* (blocks of [`BLOCK`] consecutive ids, each
 //! on-topic with probability `sites`), whose pages are relevant with probability `inside`
 //! (`outside` elsewhere); a relevant page's score `β` is its count of the topic's word,
 //! `1 + ⌊Exp(mean 1.5)⌋`; a link's `α` (the word in its anchor) is `1 + ⌊Exp(mean 1)⌋` with
 //! probability 1/2 when it points to a relevant page and 1 with probability 1/50 otherwise.
-//! Five topics, from 0.7% to 19% relevant pages (the slides' datasets: 0.6% to 19.2%).
+//! Five topics, from 0.6% to 20% relevant pages (the slides' datasets: 0.6% to 19.2%).
 //!
 //! As in the slides: per topic, `SETS` seed sets of 50 pages drawn among the relevant ones; a
 //! crawl's score after `n` pages is the sum of their `β`; the relative score is its ratio to a
