@@ -110,6 +110,8 @@ async fn metrics(State(endpoint): State<Endpoint>) -> Response {
     metrics::counter!("freshet_duplicates_total").absolute(status.duplicates);
     metrics::gauge!("freshet_payloads_indexed").set(status.payloads_indexed as f64);
     metrics::counter!("freshet_payloads_unindexed_total").absolute(status.payloads_unindexed);
+    metrics::counter!("freshet_near_duplicates_total").absolute(status.near_duplicates);
+    metrics::gauge!("freshet_near_duplicates_indexed").set(status.near_duplicates_indexed as f64);
     for host in &status.hosts {
         metrics::gauge!("freshet_host_lambda", "host" => host.host.clone()).set(host.lambda);
     }
@@ -329,6 +331,10 @@ pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         "archive             {} bodies already held written as WARC revisit records ({} another URL's); \
          {} payloads indexed, {} left out of the full index",
         status.identical_payloads, status.duplicates, status.payloads_indexed, status.payloads_unindexed
+    );
+    println!(
+        "near-duplicates     {} first fetches nearly repeat a page fetched before; {} pages indexed",
+        status.near_duplicates, status.near_duplicates_indexed
     );
     println!("memory              {} bytes in the hosts' boilerplate tables", status.boilerplate_bytes);
     println!("hosts by λ_i (the politeness limits that cost the most freshness):");

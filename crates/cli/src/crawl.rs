@@ -288,6 +288,13 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
             summary.identical_payloads, summary.duplicates
         );
     }
+    if summary.near_duplicates > 0 {
+        println!(
+            "{} pages whose main text nearly repeats a page fetched before under another URL \
+             (the crawl log's detail names it)",
+            summary.near_duplicates
+        );
+    }
     if summary.recovered_in_flight > 0 || summary.warc_bytes_cut > 0 {
         println!(
             "resumed after a crash: {} fetches were in flight, {} bytes of a torn WARC record cut",

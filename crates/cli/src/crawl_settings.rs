@@ -109,6 +109,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) warc_file_bytes: Option<u64>,
     pub(crate) warc_gzip_level: Option<u32>,
     pub(crate) duplicate_index_entries: Option<u64>,
+    pub(crate) near_duplicate_index_entries: Option<u64>,
     pub(crate) listen: Option<std::net::SocketAddr>,
 }
 
@@ -172,7 +173,8 @@ impl CrawlSettings {
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
             back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
             first_byte_timeout, keep_alive, timeout, max_body_bytes, max_redirects, allow_private, resolve,
-            store_cache_bytes, warc_file_bytes, warc_gzip_level, duplicate_index_entries, listen,
+            store_cache_bytes, warc_file_bytes, warc_gzip_level, duplicate_index_entries,
+            near_duplicate_index_entries, listen,
         );
         Self { seeds, ..merged }
     }
@@ -399,6 +401,9 @@ impl CrawlSettings {
             // Past the address space: as many as memory would hold.
             config.duplicate_index_entries = usize::try_from(entries).unwrap_or(usize::MAX);
         }
+        if let Some(entries) = self.near_duplicate_index_entries {
+            config.near_duplicate_index_entries = usize::try_from(entries).unwrap_or(usize::MAX);
+        }
         config.max_in_flight_per_host = self.max_in_flight_per_host.unwrap_or(config.max_in_flight_per_host);
         config.validate()?;
         Ok(config)
@@ -509,6 +514,7 @@ mod tests {
             warc_file_bytes: Some(1 << 30),
             warc_gzip_level: Some(6),
             duplicate_index_entries: Some(1 << 22),
+            near_duplicate_index_entries: Some(1 << 22),
             listen: Some("127.0.0.1:9100".parse().unwrap()),
         }
     }
@@ -523,7 +529,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 47);
+        assert_eq!(all.len(), 48);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

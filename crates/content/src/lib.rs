@@ -21,6 +21,8 @@
 //!   default [`DEFAULT_THRESHOLD`] `= 3` of 64, Manku, Jain & Das Sarma 2007) or
 //!   `Changed { distance }`; [`changed`] is the estimators' bool ([`verdict`] documents the
 //!   threshold and the short-text rule).
+//! - [`NearDuplicateIndex`]: across pages, the page fetched before whose SimHash is within 3
+//!   bits of a new page's (Manku et al.'s block tables, bounded; [`near`]).
 //!
 //! ```
 //! use freshet_content::{HostBoilerplate, MainText, Signature, Verdict, compare, DEFAULT_THRESHOLD};
@@ -66,6 +68,7 @@
 pub mod boilerplate;
 mod error;
 pub mod extract;
+pub mod near;
 mod signature;
 pub mod simhash;
 mod text;
@@ -74,6 +77,7 @@ pub mod verdict;
 pub use boilerplate::{BoilerplateConfig, BoilerplateSet, HostBoilerplate};
 pub use error::SignatureError;
 pub use extract::MainTextPass;
+pub use near::{NearDuplicateIndex, NearMatch};
 pub use signature::Signature;
 pub use simhash::{SHINGLE_WORDS, hamming_distance};
 pub use text::{MainText, TextBlock, normalise};

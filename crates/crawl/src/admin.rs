@@ -134,6 +134,14 @@ pub struct CrawlStatus {
     /// ([`crate::CrawlConfig::duplicate_index_entries`]).
     #[serde(default)]
     pub payloads_unindexed: u64,
+    /// Pages in this run whose first fetch's main text nearly repeats a page fetched before
+    /// ([`crate::CrawlSummary::near_duplicates`]).
+    #[serde(default)]
+    pub near_duplicates: u64,
+    /// Pages in the index that finds near-duplicates (one of each group; see
+    /// [`crate::dedup`]).
+    #[serde(default)]
+    pub near_duplicates_indexed: u64,
     /// The hosts with the highest `λ_i`, highest first.
     pub hosts: Vec<HostStatus>,
 }

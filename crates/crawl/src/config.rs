@@ -146,6 +146,12 @@ pub struct CrawlConfig {
     /// unchanged body is still found. Default
     /// [`DEFAULT_INDEX_ENTRIES`](crate::dedup::DEFAULT_INDEX_ENTRIES), 2^22.
     pub duplicate_index_entries: usize,
+    /// At most this many pages in the index that finds, at a page's first fetch, a page
+    /// fetched before under another URL whose main text it nearly repeats (SimHash within 3
+    /// of 64 bits; see [`crate::dedup`]; about 28 bytes a page, one page of each group of
+    /// near-duplicates). 0 turns it off. Default
+    /// [`DEFAULT_NEAR_DUPLICATE_ENTRIES`](crate::dedup::DEFAULT_NEAR_DUPLICATE_ENTRIES), 2^22.
+    pub near_duplicate_index_entries: usize,
     /// How fetched pages are revisited (see [`crate::revisit`]). Default: freshet's policy.
     pub revisit: Revisit,
     /// How many of a page's own fetch intervals its host's pooled change-rate prior is worth
@@ -204,6 +210,7 @@ impl CrawlConfig {
             warc_max_file_bytes: freshet_warc::DEFAULT_MAX_FILE_BYTES,
             warc_gzip_level: freshet_warc::WriterOptions::default().gzip_level,
             duplicate_index_entries: crate::dedup::DEFAULT_INDEX_ENTRIES,
+            near_duplicate_index_entries: crate::dedup::DEFAULT_NEAR_DUPLICATE_ENTRIES,
             revisit: Revisit::Freshet,
             importance: Importance::Opic,
             prior_fetches: crate::revisit::PRIOR_FETCHES,

@@ -44,10 +44,25 @@
 //!   memories in the scan that rebuilds the scheduler. The held capture adds 37 bytes to each
 //!   page's record in the store.
 //!
+//!
+//! # Near-duplicates
+//! A page whose bytes differ but whose main text nearly repeats another's (a mirror with
+//! another template, a printable version, the same article under a session token or a
+//! timestamp) cannot share a WARC record, but is worth knowing: at a page's first fetch its
+//! main-text signature (`freshet_content`'s SimHash, host boilerplate left out) is looked up in
+//! the crawl's [`NearDuplicateIndex`](freshet_content::NearDuplicateIndex), Manku et al.'s
+//! block tables over the SimHashes of one page of each group of near-duplicates (within 3 of
+//! 64 bits; texts of fewer than 24 words are left out, their SimHash says too little). A page
+//! that nearly repeats one is counted ([`CrawlSummary::near_duplicates`](crate::CrawlSummary))
+//! and its log line's `detail` names that page; one that repeats none is indexed. At most
+//! [`CrawlConfig::near_duplicate_index_entries`](crate::CrawlConfig) pages (about 28 bytes
+//! each), rebuilt on resume from the signatures the page records keep.
+//!
 //! # What stays the same
-//! A duplicate is a page like any other: its links are read (the same markup under another
-//! URL can resolve to other links), it keeps its own revisit schedule, change-rate estimate
-//! and crawl log line, whose `detail` names the capture it refers to.
+//! A duplicate or near-duplicate is a page like any other: its links are read (the same markup
+//! under another URL can resolve to other links), it keeps its own revisit schedule,
+//! change-rate estimate and crawl log line, whose `detail` names the capture it refers to or
+//! the page it nearly repeats.
 
 use std::collections::HashMap;
 
@@ -60,6 +75,11 @@ use crate::revisit::CorruptMemory;
 /// about 277 MB of hash table once full (2^23 slots of a 32-byte entry and a control byte:
 /// the table keeps at most 7/8 of its slots full, in a power of two).
 pub const DEFAULT_INDEX_ENTRIES: usize = 1 << 22;
+
+/// The default of [`CrawlConfig::near_duplicate_index_entries`](crate::CrawlConfig): 2^22
+/// pages, about 118 MB once full (12 bytes an entry and 4 in each of four tables), and at most
+/// 4 × 65,536 buckets.
+pub const DEFAULT_NEAR_DUPLICATE_ENTRIES: usize = 1 << 22;
 
 /// A WARC `response` record holding a payload: what a revisit record refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

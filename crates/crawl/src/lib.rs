@@ -187,6 +187,12 @@
 //! [`CrawlSummary::duplicates`] count them. A duplicate is otherwise a page like any other
 //! (links read, revisited, its rate learned).
 //!
+//! **Near-duplicates** (module [`dedup`]): a page whose first fetch's main text nearly repeats
+//! a page fetched before under another URL (SimHash within 3 of 64 bits, in a bounded index,
+//! [`CrawlConfig::near_duplicate_index_entries`], rebuilt on resume) has that page named in
+//! its log line's `detail` and counted in [`CrawlSummary::near_duplicates`]; nothing else
+//! changes for it.
+//!
 //! # Resume
 //! `DIR/frontier.redb` is the frontier. Opening with [`CrawlConfig::resume`] runs the store's
 //! `recover` (pages in flight when the last run died are due again), rebuilds the scheduler from

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use freshet_content::{BoilerplateSet, MainText, Signature};
+use freshet_content::{BoilerplateSet, MainText, NearMatch, Signature};
 use freshet_fetch::{Fetch, Outcome, SizeStage, TimeoutPhase, Truncated, Validators};
 use freshet_frontier::{Completion, FrontierStore as _, Op};
 use freshet_robots::{FetchOutcome, RobotsEntry};
@@ -64,7 +64,7 @@ impl Crawler {
                     }
                     None => {
                         let held = job.kind.held_capture();
-                        self.finish_page(&job, None, None, held, Done::Failed, now)
+                        self.finish_page(&job, None, None, held, Done::Failed, now).map(|_| ())
                     }
                 }
             }
@@ -206,17 +206,27 @@ impl Crawler {
             self.summary.not_ok += 1;
         }
         note_delay_change(&mut line, delay_change);
-        self.log.write(&line)?;
         let done = if ok { Done::Fetched } else { Done::Failed };
         let text = analysis.text.map(|text| (text, analysis.signature));
-        self.finish_page(job, Some(fetch), text, archived.capture, done, now)
+        // Before the line is written, so that it can name a near-duplicate (the line and the
+        // page's completion reach the disk together, at the next group commit).
+        if let Some(near) = self.finish_page(job, Some(fetch), text, archived.capture, done, now)? {
+            self.summary.near_duplicates += 1;
+            let url = self.page_url(PageId(near.page))?.unwrap_or_else(|| format!("page {}", near.page));
+            line.add_detail(format_args!(
+                "near-duplicate of {url} (main text's SimHash {} of 64 bits apart)",
+                near.distance
+            ));
+        }
+        self.log.write(&line)
     }
 
     /// The page's fetch is over: what it teaches goes into its memory and its change-rate
     /// estimate (see [`crate::revisit`]), the store's completion is queued for the group
     /// commit, and the scheduler hears the outcome with the page's new `(w, λ)` — or, if the
     /// page is not to be revisited (a one-pass crawl, a page gone, too many failures), the page
-    /// leaves the scheduler and its completion has no next due time.
+    /// leaves the scheduler and its completion has no next due time. Returns the page fetched
+    /// before whose main text the page's first fetch nearly repeats, if any.
     fn finish_page(
         &mut self,
         job: &Job,
@@ -225,11 +235,11 @@ impl Crawler {
         capture: Option<HeldCapture>,
         done: Done,
         now: f64,
-    ) -> Result<()> {
+    ) -> Result<Option<NearMatch>> {
         let JobKind::Page { validators, memory, fingerprint, weight, change_rate, boilerplate, .. } =
             &job.kind
         else {
-            return Ok(());
+            return Ok(None);
         };
         let received = fetch
             .and_then(|fetch| fetch.response.as_ref())
@@ -251,12 +261,12 @@ impl Crawler {
         let content = not_modified || matches!(outcome, Some(Outcome::Ok { .. }));
         let mut memory = **memory;
         memory.capture = capture;
-        let new_fingerprint = match fetch {
+        let (new_fingerprint, near) = match fetch {
             Some(fetch) if fetch.outcome.is_ok() => {
                 let first_fetch = memory.last_content.is_none();
-                self.content_fingerprint(job.host, fetch, text, boilerplate, first_fetch)?
+                self.content_fingerprint(job, fetch, text, boilerplate, first_fetch)?
             }
-            _ => fingerprint.clone(),
+            _ => (fingerprint.clone(), None),
         };
         let observation = content.then(|| {
             let check = ContentCheck::of(not_modified, fingerprint, &new_fingerprint);
@@ -338,7 +348,7 @@ impl Crawler {
             done
         };
         self.scheduler.fetched(job.page, done, now)?;
-        Ok(())
+        Ok(near)
     }
 
     /// The fingerprint of a 2xx body: the main-text signature of an HTML page (`text`, read
@@ -351,18 +361,23 @@ impl Crawler {
     /// (`job_set`); it is taken when the table says the same of every block of the page now,
     /// so it is the signature the table gives. Else it is computed again here, and the host's
     /// set, found out of date, is taken anew.
+    ///
+    /// A first fetch's signature is also looked up in the near-duplicate index (see
+    /// [`crate::dedup`]): the page it nearly repeats is returned; a page that repeats none is
+    /// indexed, so that the index holds one page of each group of near-duplicates.
     fn content_fingerprint(
         &mut self,
-        host: freshet_schedule::online::HostId,
+        job: &Job,
         fetch: &Fetch,
         text: Option<(MainText, Option<Signature>)>,
         job_set: &Arc<BoilerplateSet>,
         first_fetch: bool,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<(Vec<u8>, Option<NearMatch>)> {
         let Some((text, job_signature)) = text else {
-            return Ok(fetch.fingerprint.map(|print| print.to_be_bytes().to_vec()).unwrap_or_default());
+            let print = fetch.fingerprint.map(|print| print.to_be_bytes().to_vec()).unwrap_or_default();
+            return Ok((print, None));
         };
-        let state = self.host_mut(host)?;
+        let state = self.host_mut(job.host)?;
         let signature = match job_signature {
             Some(signature) if job_set.agrees_with(&state.boilerplate, &text) => signature,
             _ => {
@@ -375,7 +390,16 @@ impl Crawler {
         if first_fetch {
             state.boilerplate.learn(&text);
         }
-        Ok(signature.to_bytes().to_vec())
+        let near = if first_fetch {
+            let near = self.near_duplicates.find(&signature).filter(|near| near.page != job.page.0);
+            if near.is_none() {
+                self.near_duplicates.insert(&signature, job.page.0);
+            }
+            near
+        } else {
+            None
+        };
+        Ok((signature.to_bytes().to_vec(), near))
     }
 
     /// The `(w, λ)` the revisit policy hands the scheduler after a fetch (see

@@ -21,6 +21,8 @@ use tokio::sync::mpsc;
 use tokio::task::{Id, JoinSet};
 use tokio::time::Instant;
 
+use freshet_content::{NearDuplicateIndex, Signature};
+
 use crate::admin::{Admin, Request};
 use crate::config::CrawlConfig;
 use crate::dedup::{PayloadIndex, Reference};
@@ -101,6 +103,9 @@ pub struct CrawlSummary {
     pub identical_payloads: u64,
     /// Of those, bodies first captured under another URL (duplicates across URLs).
     pub duplicates: u64,
+    /// Pages whose first fetch's main text nearly repeats (SimHash within 3 of 64 bits) a
+    /// page fetched before under another URL (see [`crate::dedup`]); the log line names it.
+    pub near_duplicates: u64,
 }
 
 /// A crawl, opened on its data directory and ready to [`run`](Crawler::run).
@@ -123,6 +128,10 @@ pub struct Crawler {
     /// The payloads written as `response` records, to find another URL's identical body (see
     /// [`crate::dedup`]); rebuilt from the page memories by `rebuild`.
     payloads: PayloadIndex,
+    /// The main texts' SimHashes, one page of each group of near-duplicates, to find the page
+    /// a new one nearly repeats (see [`crate::dedup`]); rebuilt from the page records by
+    /// `rebuild`.
+    near_duplicates: NearDuplicateIndex,
     log: CrawlLog,
     hosts: Vec<Option<HostState>>,
     /// What the seeds (this run's and earlier runs') put in scope: a link is checked against
@@ -249,6 +258,7 @@ impl Crawler {
             warc,
             warc_dirty: false,
             payloads: PayloadIndex::new(config.duplicate_index_entries),
+            near_duplicates: NearDuplicateIndex::new(config.near_duplicate_index_entries),
             log,
             hosts: Vec::new(),
             seeds: SeedScope::new(config.scope),
@@ -293,6 +303,7 @@ impl Crawler {
                 warc_bytes_cut: recovery.bytes_cut(),
                 log_bytes_cut,
                 identical_payloads: 0,
+                near_duplicates: 0,
                 duplicates: 0,
             },
             config,
@@ -342,6 +353,14 @@ impl Crawler {
                 self.weights.restore(page.id.0, memory.opic_history);
                 if let Some(capture) = memory.capture.filter(|capture| capture.page == page.id) {
                     self.payloads.insert(capture);
+                }
+                // A fetched page's signature (an HTML page's fingerprint), unless it nearly
+                // repeats one indexed already, as at its fetch.
+                if record.last_fetch.is_some()
+                    && let Ok(signature) = Signature::from_bytes(&record.fingerprint)
+                    && self.near_duplicates.find(&signature).is_none()
+                {
+                    self.near_duplicates.insert(&signature, page.id.0);
                 }
                 if record.next_due.is_none() {
                     continue;

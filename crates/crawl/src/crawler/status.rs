@@ -95,6 +95,8 @@ impl Crawler {
             duplicates: self.summary.duplicates,
             payloads_indexed: self.payloads.len() as u64,
             payloads_unindexed: self.payloads.unindexed(),
+            near_duplicates: self.summary.near_duplicates,
+            near_duplicates_indexed: self.near_duplicates.len() as u64,
             hosts,
         }
     }
