@@ -13,8 +13,9 @@
 # CSS, scripts, fonts, images, which freshet does not: counted apart), and so are the paths
 # wget asked for that do not exist (it reads URL-like strings out of scripts).
 #
-# Also printed: freshet's summary, and its WARC files' bytes and records (a body stored twice
-# would be a `response` record repeating another's payload digest).
+# Also printed: freshet's summary, its WARC files' bytes and records (a body stored twice
+# would be a `response` record repeating another's payload digest), and the near-duplicates
+# its log names (how many, by SimHash distance, eight pairs to judge by eye).
 #
 # usage: experiments/real-site.sh [FRESHET_BINARY]   (default: target/release/freshet, built)
 # Environment: DOCS=DIR another directory of HTML to serve. About 3 minutes on 2 cores.
@@ -69,6 +70,22 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.warc.gz*"))):
                 payloads[line.split()[1]] += 1
 print("freshet's WARC files: %d bytes; records %s; response records repeating a payload: %d"
       % (size, dict(kinds), sum(count - 1 for count in payloads.values())))
+EOF
+# Near-duplicates freshet named (a page whose main text nearly repeats one fetched before):
+# how many, by SimHash distance, and a few pairs spread over the crawl, to judge by eye.
+python3 - "$work/freshet/crawl.jsonl" "$base" << 'EOF'
+import collections, json, re, sys
+pairs, by_distance = [], collections.Counter()
+for line in open(sys.argv[1]):
+    entry = json.loads(line)
+    found = re.search(r"near-duplicate of (\S+) \(main text's SimHash (\d+) of 64 bits apart\)",
+                      entry.get("detail") or "")
+    if found:
+        pairs.append((entry["url"], found.group(1)))
+        by_distance[int(found.group(2))] += 1
+print("near-duplicates named: %d; by SimHash distance: %s" % (len(pairs), dict(sorted(by_distance.items()))))
+for url, original in pairs[:: max(1, len(pairs) // 8)][:8]:
+    print("  %s  ~  %s" % (url.replace(sys.argv[2], "/"), original.replace(sys.argv[2], "/")))
 EOF
 crawl wget wget --recursive --level=inf --no-parent --delete-after --no-verbose \
     --directory-prefix="$work/wget" "$base"

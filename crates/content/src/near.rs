@@ -14,13 +14,14 @@
 //! A text shorter than [`MIN_TOKENS_FOR_NEAR_DUPLICATE`] words is neither indexed nor looked
 //! for: its SimHash is too coarse for distances to mean anything (see [`crate::verdict`]).
 //! The index is bounded: past `max_entries` it stops taking entries (and counts those it
-//! refused), so its memory is known in advance: 12 bytes an entry, 4 bytes per entry in each
-//! of the four tables, and the tables' buckets (at most 4 × 65,536).
+//! refused), so its memory is known in advance. Each table is a list per block value threaded
+//! through the entries (a head per value, a next link per entry): 12 bytes an entry, 4 per
+//! entry in each of the four tables (28 in all), and 4 × 65,536 heads (1 MiB, allocated with
+//! the first entry). A table of `HashMap`s of vectors cost ~300 bytes a page at 20,000 pages
+//! (an allocation per bucket and the maps' slots; BENCHMARKS.md, "Near-duplicates").
 //!
-//! Written by hand: the tables are thirty lines over `HashMap`, and no maintained crate offers
+//! Written by hand: the tables are thirty lines over `Vec`s, and no maintained crate offers
 //! Hamming-distance lookup of 64-bit fingerprints with a bounded size.
-
-use std::collections::HashMap;
 
 use crate::signature::Signature;
 use crate::simhash::hamming_distance;
@@ -29,6 +30,8 @@ use crate::verdict::{DEFAULT_THRESHOLD, MIN_TOKENS_FOR_NEAR_DUPLICATE};
 /// Blocks the SimHash is cut into: `DEFAULT_THRESHOLD + 1`.
 const BLOCKS: usize = 4;
 const BLOCK_BITS: u32 = 64 / BLOCKS as u32;
+/// The end of a list.
+const NONE: u32 = u32::MAX;
 
 /// An indexed page near a query: its id and the Hamming distance of the SimHashes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,8 +47,11 @@ pub struct NearMatch {
 pub struct NearDuplicateIndex {
     /// `(simhash, page)` in insertion order.
     entries: Vec<(u64, u32)>,
-    /// Per block: block value → indices into `entries`.
-    tables: [HashMap<u16, Vec<u32>>; BLOCKS],
+    /// Per block: the latest entry holding each block value (`NONE`: none), 65,536 of them
+    /// once an entry is indexed.
+    heads: [Vec<u32>; BLOCKS],
+    /// Per block, per entry: the entry before it with the same block value (`NONE`: none).
+    next: [Vec<u32>; BLOCKS],
     max_entries: usize,
     unindexed: u64,
 }
@@ -60,7 +66,8 @@ impl NearDuplicateIndex {
     /// found). `max_entries` is bounded by `u32::MAX`.
     #[must_use]
     pub fn new(max_entries: usize) -> Self {
-        Self { max_entries: max_entries.min(u32::MAX as usize), ..Self::default() }
+        // `NONE` is not an entry.
+        Self { max_entries: max_entries.min(NONE as usize), ..Self::default() }
     }
 
     /// The indexed page whose SimHash is nearest `signature`'s, if one is within
@@ -73,15 +80,15 @@ impl NearDuplicateIndex {
         }
         let simhash = signature.simhash;
         let mut best: Option<(u32, u32)> = None;
-        for (index, table) in self.tables.iter().enumerate() {
-            let Some(bucket) = table.get(&block(simhash, index)) else { continue };
-            for &entry in bucket {
-                let Some(&(other, _)) = self.entries.get(entry as usize) else { continue };
+        for (index, (heads, next)) in self.heads.iter().zip(&self.next).enumerate() {
+            let mut entry = heads.get(usize::from(block(simhash, index))).copied().unwrap_or(NONE);
+            while let Some(&(other, _)) = self.entries.get(entry as usize) {
                 let distance = hamming_distance(simhash, other);
                 // An entry sharing several blocks is met several times: the same distance.
                 if distance <= DEFAULT_THRESHOLD && best.is_none_or(|best| (distance, entry) < best) {
                     best = Some((distance, entry));
                 }
+                entry = next.get(entry as usize).copied().unwrap_or(NONE);
             }
         }
         best.and_then(|(distance, entry)| {
@@ -102,8 +109,13 @@ impl NearDuplicateIndex {
         }
         let entry = self.entries.len() as u32;
         self.entries.push((signature.simhash, page));
-        for (index, table) in self.tables.iter_mut().enumerate() {
-            table.entry(block(signature.simhash, index)).or_default().push(entry);
+        for (index, (heads, next)) in self.heads.iter_mut().zip(&mut self.next).enumerate() {
+            if heads.is_empty() {
+                *heads = vec![NONE; 1 << BLOCK_BITS];
+            }
+            let head = &mut heads[usize::from(block(signature.simhash, index))];
+            next.push(*head);
+            *head = entry;
         }
         true
     }

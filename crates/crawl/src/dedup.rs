@@ -77,8 +77,8 @@ use crate::revisit::CorruptMemory;
 pub const DEFAULT_INDEX_ENTRIES: usize = 1 << 22;
 
 /// The default of [`CrawlConfig::near_duplicate_index_entries`](crate::CrawlConfig): 2^22
-/// pages, about 118 MB once full (12 bytes an entry and 4 in each of four tables), and at most
-/// 4 × 65,536 buckets.
+/// pages, about 117 MB once full (28 bytes a page: 12 for the entry, 4 in each of four
+/// tables), and 1 MiB of list heads from the first page on.
 pub const DEFAULT_NEAR_DUPLICATE_ENTRIES: usize = 1 << 22;
 
 /// A WARC `response` record holding a payload: what a revisit record refers to.
