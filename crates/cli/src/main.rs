@@ -25,6 +25,7 @@ mod admin;
 mod crawl;
 mod crawl_settings;
 mod demo;
+mod focus;
 mod input;
 mod output;
 mod plot;
@@ -67,6 +68,10 @@ enum Command {
     /// Run a named scenario (new-host: seed 003's recrawls of a new, capped host) and plot it.
     #[command(long_about = scenario::LONG_ABOUT)]
     Scenario(scenario::ScenarioArgs),
+    /// A focused crawl of a known graph (seed 002): the pages an estimator fetches, in order,
+    /// with the score each brings.
+    #[command(long_about = focus::LONG_ABOUT)]
+    Focus(focus::FocusArgs),
 
     /// Serve a synthetic web on 127.0.0.1 whose every change is known (ground truth at /_truth).
     #[command(long_about = testweb::LONG_ABOUT, after_long_help = testweb::after_long_help())]
@@ -138,6 +143,7 @@ fn raise_open_file_limit() {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Solve(args) => solve::run(&args),
+        Command::Focus(args) => focus::run(&args),
         Command::Simulate(args) => simulate::run(&args),
         Command::Robots(args) => robots::run(&args),
         Command::Scenario(args) => scenario::run(&args),

@@ -18,8 +18,9 @@
 //! * [`focused_crawl`] runs a crawl; [`cumulative_scores`] measures it.
 //!
 //! `docs/focus/README.md` compares them on the `cnr-2000` web graph with planted topics
-//! (`crates/focus/examples/focus.rs`). The crawler does not use this crate yet: its pages have
-//! no relevance score to be after.
+//! (`crates/focus/examples/focus.rs`); `freshet focus` runs a crawl on any graph and scores
+//! given as files. The crawler does not use this crate yet: its pages have no relevance score
+//! to be after.
 //!
 //! Pure: no I/O, no clock; the random draws (altered greedy, bandits) come from a seeded
 //! generator, so a crawl is the same for the same seed on any machine. Written by hand: the
