@@ -1,10 +1,26 @@
 #!/usr/bin/env bash
-# Installs what the tests need beyond the Rust toolchain, inside the repository, when missing:
-# warcio (PyPI, pinned) in a Python venv at .venv-test/ (gitignored), which
-# crates/warc/tests/warcio.rs runs as $FRESHET_WARCIO. scripts/test.sh calls this; run it by hand
-# to use `cargo test` alone. Quiet and quick when everything is there already.
+# Installs what the tests need beyond the Rust toolchain, when missing: Debian's redis-server
+# (apt, as root), which the Redis frontier engine's tests start on 127.0.0.1
+# (crates/frontier/tests/conformance.rs), and warcio (PyPI, pinned) in a Python venv at
+# .venv-test/ (gitignored), which crates/warc/tests/warcio.rs runs as $FRESHET_WARCIO.
+# scripts/test.sh calls this; run it by hand to use `cargo test` alone. Quiet and quick when
+# everything is there already.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if ! command -v redis-server >/dev/null 2>&1 && [ -z "${FRESHET_REDIS_SERVER:-}" ]; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        echo "install-test-deps: installing redis-server with apt-get" >&2
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+        # The package's own service is not needed: the tests start servers of their own.
+        service redis-server stop >/dev/null 2>&1 || true
+    else
+        echo "install-test-deps: need redis-server (Debian: apt-get install redis-server), or" \
+            "FRESHET_REDIS_SERVER set to one" >&2
+        exit 1
+    fi
+fi
 
 WARCIO_VERSION=1.8.1
 VENV=.venv-test

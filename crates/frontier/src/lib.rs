@@ -14,7 +14,9 @@
 //! - [`PageRecord`]: one URL's compact record (ids, state, weight, change-rate estimate and
 //!   estimator state, last fetch, next due time, `ETag`/`Last-Modified`, fingerprint, depth,
 //!   discovered-from); [`HostRecord`] with [`HostPoliteness`].
-//! - Engines: [`MemoryStore`] (tests, simulations) and [`RedbStore`] (the default: one `redb` file).
+//! - Engines: [`MemoryStore`] (tests, simulations), [`RedbStore`] (the default: one `redb` file)
+//!   and [`RedisStore`] (a Redis server, for a frontier beyond one machine; not yet selectable
+//!   by `freshet crawl`, whose store is redb).
 //! - [`SeenFilter`]: any engine behind an in-memory [`SeenIndex`] (URL fingerprint → page and
 //!   host ids, ~23 bytes a URL), so that a link to a URL already seen costs one hash probe and
 //!   no engine read; the crawler's store. Sized for 10^8 URLs (module `seen`, BENCHMARKS.md).
@@ -32,16 +34,19 @@
 //! [`pages`](FrontierStore::pages); `ListQueues` is [`hosts`](FrontierStore::hosts); `GetStats`
 //! is [`counts`](FrontierStore::counts). A crawl id is one store (one file, one key prefix).
 //!
-//! A Redis engine keeps the same tables as keys (`urls` and `host_keys` as hashes, `pages` and
-//! `hosts` as hashes of encoded records, `in_flight` as a set, counters with `INCRBY`) and runs
-//! a batch as one Lua script or `MULTI`/`EXEC` (atomic; durable per the server's AOF
-//! `appendfsync` setting). Under Redis Cluster, keys are sharded by host with a `{host}` hash
-//! tag, so that a batch of one host's URLs stays on one shard; the seen-set entry of a URL
-//! lives with its host, and ids come from per-shard counters (shard number in the high bits).
+//! [`RedisStore`] keeps the same tables as keys (`urls` and `host_keys` as hashes, `pages` and
+//! `hosts` as hashes of encoded records, `in_flight` as a set, the counters in a `meta` hash)
+//! and writes a batch as one `MULTI`/`EXEC` (atomic; durable only on a server that syncs its
+//! append-only file at every write, which it checks). Every key of a crawl carries the hash tag
+//! of its prefix, so that under Redis Cluster a crawl's keys stay on one node and a batch stays
+//! one transaction; sharding one crawl over several nodes (keys by host with a `{host}` tag, the
+//! seen-set entry of a URL with its host, ids from per-shard counters with the shard in the high
+//! bits) is not built.
 //!
 //! # Why hand-written, and what is not
-//! The engines are `redb` (embedded, ACID, crash-safe by default: see `shared/CRATES.md`) and
-//! a `HashMap`; records are encoded by `postcard`. What is written here is the frontier's own
+//! The engines are `redb` (embedded, ACID, crash-safe by default: see `shared/CRATES.md`), a
+//! `HashMap`, and a Redis server through the `redis` crate's blocking client; records are
+//! encoded by `postcard`. What is written here is the frontier's own
 //! semantics: which operations form a transaction, what in-flight means after a crash, the
 //! seen-set and id rules, once in `apply.rs` for every engine.
 //!
@@ -83,6 +88,7 @@ mod error;
 mod memory;
 mod record;
 mod redb_engine;
+mod redis_engine;
 mod seen;
 mod store;
 
@@ -94,5 +100,6 @@ pub use error::{Result, StoreError};
 pub use memory::MemoryStore;
 pub use record::{Counts, HostPoliteness, HostRecord, PageRecord, PageState, StoredPage, limits};
 pub use redb_engine::{DEFAULT_CACHE_BYTES, MERGE_RANGES, RedbOptions, RedbStore};
+pub use redis_engine::{RedisOptions, RedisStore};
 pub use seen::{SeenFilter, SeenIndex, url_fingerprint};
 pub use store::FrontierStore;

@@ -1,12 +1,16 @@
 //! Runs the conformance suite (`freshet_frontier::conformance`) against every engine: the
-//! in-memory engine and redb, each also behind the seen-URL index (`SeenFilter`), which must not
-//! change what any verb answers; redb also with its seen-set entries merged into its `urls`
+//! in-memory engine, redb and Redis (a `redis-server` of each test's own on 127.0.0.1), each also
+//! behind the seen-URL index (`SeenFilter`), which must not change what any verb answers; redb also with its seen-set entries merged into its `urls`
 //! table at every commit and every few URLs (by default, a merge waits for 131,072 new URLs,
 //! which no check reaches), and without a cache of the file's pages.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::RedisServer;
+
 use freshet_frontier::conformance::Harness;
-use freshet_frontier::{MemoryStore, RedbOptions, RedbStore, SeenFilter};
+use freshet_frontier::{MemoryStore, RedbOptions, RedbStore, RedisOptions, RedisStore, SeenFilter};
 
 /// The memory engine: its data lives as long as the value, so reopening hands it back.
 struct Memory;
@@ -59,8 +63,41 @@ impl Harness for Redb {
     }
 }
 
+/// Redis: a server of its own (`common::RedisServer`, syncing every write); reopening drops
+/// the store (its connection) and opens the prefix again.
+struct Redis {
+    server: RedisServer,
+}
+
+impl Redis {
+    fn new() -> Self {
+        Self { server: RedisServer::start() }
+    }
+}
+
+impl Harness for Redis {
+    type Store = RedisStore;
+
+    fn create(&mut self) -> RedisStore {
+        RedisStore::open(RedisOptions::new(self.server.url.clone())).unwrap()
+    }
+
+    fn reopen(&mut self, store: RedisStore) -> RedisStore {
+        drop(store);
+        RedisStore::open(RedisOptions::new(self.server.url.clone())).unwrap()
+    }
+}
+
 mod memory {
     freshet_frontier::conformance_tests!(super::Memory);
+}
+
+mod redis_engine {
+    freshet_frontier::conformance_tests!(super::Redis::new());
+}
+
+mod filtered_redis {
+    freshet_frontier::conformance_tests!(super::Filtered(super::Redis::new()));
 }
 
 mod redb {

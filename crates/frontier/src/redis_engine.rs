@@ -1,0 +1,639 @@
+//! [`RedisStore`]: the frontier in a Redis server, for a frontier shared beyond one machine
+//! (the mission's distributed engine: Debian's `redis-server`, not a home-made cluster). It
+//! runs the same batch semantics as the other engines ([`crate::apply`]) and passes the same
+//! conformance suite.
+//!
+//! # Layout
+//! Under a key prefix `P` (several crawls can share a server), every key carries the hash tag
+//! `{P}`, so that a Redis Cluster keeps one crawl's keys on one node and a transaction may
+//! touch them all:
+//!
+//! | key | type | what |
+//! |---|---|---|
+//! | `{P}:meta` | hash | `format`, `next_page`, `next_host`, counts by state (integers) |
+//! | `{P}:urls` | hash | canonical URL → page id and host id (8 bytes, little-endian) |
+//! | `{P}:pages` | hash | page id (4 bytes, big-endian) → URL and record ([`crate::codec`]) |
+//! | `{P}:host_keys` | hash | host key → host id (4 bytes, little-endian) |
+//! | `{P}:hosts` | hash | host id (4 bytes, big-endian) → host record |
+//! | `{P}:in_flight` | set | page ids (4 bytes, big-endian) in flight |
+//! | `{P}:owner` | string | the Redis client id of the connection that has the store open |
+//!
+//! # Atomicity and durability
+//! A [`commit`](FrontierStore::commit) reads what its batch needs (the batch's URLs and pages in
+//! one pipelined round trip first, anything else as it comes), applies the batch to those values
+//! in memory, and writes every change in one `MULTI`/`EXEC` transaction: all of it or, on any
+//! error before the `EXEC`, none. Durability is the server's: [`RedisStore::open`] refuses a
+//! server that does not sync its append-only file at every write (`appendonly yes`,
+//! `appendfsync always`), where an acknowledged commit could be lost with the machine, unless
+//! [`RedisOptions::require_fsync`] is turned off (tests of speed, a crawl that may lose its
+//! last second).
+//!
+//! # One writer
+//! The crawler owns its frontier: a second process writing the same prefix would allocate the
+//! same ids. `open` takes the prefix by writing its connection's client id in `{P}:owner`; a
+//! later `open` is refused while that connection is alive (`CLIENT LIST ID`), and takes over from
+//! one that is gone (a `kill -9` closes it), so a resume after a crash needs no clean-up.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+use freshet_schedule::online::{HostId, PageId};
+use redis::Connection;
+
+use crate::apply::{Meta, PageRow, Tables, apply_batch, recover_in_flight};
+use crate::batch::{CommitReport, Op};
+use crate::codec::{FORMAT, decode_host, decode_page, encode_host, encode_page};
+use crate::error::{Result, StoreError};
+use crate::record::{Counts, HostRecord, StoredPage};
+use crate::store::FrontierStore;
+
+/// How to open a [`RedisStore`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RedisOptions {
+    /// The server, as a `redis://HOST:PORT/DB` URL.
+    pub url: String,
+    /// The key prefix (see the module docs); default `freshet`.
+    pub prefix: String,
+    /// Refuse a server that does not `fsync` its append-only file at every write; default on.
+    pub require_fsync: bool,
+}
+
+impl RedisOptions {
+    /// The server at `url`, prefix `freshet`, durability required.
+    #[must_use]
+    pub fn new(url: impl Into<String>) -> Self {
+        Self { url: url.into(), prefix: "freshet".into(), require_fsync: true }
+    }
+}
+
+/// The key names of one prefix.
+#[derive(Clone, Debug)]
+struct Keys {
+    meta: String,
+    urls: String,
+    pages: String,
+    host_keys: String,
+    hosts: String,
+    in_flight: String,
+    owner: String,
+}
+
+impl Keys {
+    fn new(prefix: &str) -> Self {
+        let key = |name: &str| format!("{{{prefix}}}:{name}");
+        Self {
+            meta: key("meta"),
+            urls: key("urls"),
+            pages: key("pages"),
+            host_keys: key("host_keys"),
+            hosts: key("hosts"),
+            in_flight: key("in_flight"),
+            owner: key("owner"),
+        }
+    }
+}
+
+const META_FIELDS: [&str; 5] = ["next_page", "next_host", "discovered", "in_flight", "fetched"];
+
+/// Wraps a Redis error as [`StoreError::Engine`], naming what was being done.
+fn engine(action: &'static str) -> impl FnOnce(redis::RedisError) -> StoreError {
+    move |error| StoreError::Engine { engine: "redis", action, source: Box::new(error) }
+}
+
+/// A refusal at open, as [`StoreError::Engine`].
+fn refused(action: &'static str, message: String) -> StoreError {
+    StoreError::Engine { engine: "redis", action, source: message.into() }
+}
+
+fn id_key(id: u32) -> [u8; 4] {
+    id.to_be_bytes()
+}
+
+fn decode_ids(bytes: &[u8], what: &'static str) -> Result<(u32, u32)> {
+    match <[u8; 8]>::try_from(bytes) {
+        Ok(bytes) => {
+            let (page, host) = bytes.split_at(4);
+            let word = |part: &[u8]| u32::from_le_bytes([part[0], part[1], part[2], part[3]]);
+            Ok((word(page), word(host)))
+        }
+        Err(_) => Err(refused("read", format!("{what}: an entry of {} bytes, not 8", bytes.len()))),
+    }
+}
+
+fn decode_id(bytes: &[u8], what: &'static str) -> Result<u32> {
+    <[u8; 4]>::try_from(bytes)
+        .map(u32::from_le_bytes)
+        .map_err(|_| refused("read", format!("{what}: an entry of {} bytes, not 4", bytes.len())))
+}
+
+/// The frontier in Redis (see the module docs).
+pub struct RedisStore {
+    connection: RefCell<Connection>,
+    keys: Keys,
+    options: RedisOptions,
+    /// This connection's client id, written in `{P}:owner`.
+    client_id: i64,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("RedisStore").field("options", &self.options).finish_non_exhaustive()
+    }
+}
+
+impl RedisStore {
+    /// Connects, checks the server's durability and the store's format, and takes the prefix.
+    ///
+    /// # Errors
+    /// [`StoreError::Engine`]: no server, a server that does not sync every write (with
+    /// [`RedisOptions::require_fsync`]), the prefix held by another live connection;
+    /// [`StoreError::FormatMismatch`]: a store written by another layout.
+    pub fn open(options: RedisOptions) -> Result<Self> {
+        let client = redis::Client::open(options.url.as_str()).map_err(engine("open"))?;
+        let mut connection = client.get_connection().map_err(engine("connect"))?;
+        if options.require_fsync {
+            let config: HashMap<String, String> = redis::cmd("CONFIG")
+                .arg("GET")
+                .arg("append*")
+                .query(&mut connection)
+                .map_err(engine("read the server's persistence settings"))?;
+            let setting = |name: &str| config.get(name).map_or("", String::as_str).to_owned();
+            if setting("appendonly") != "yes" || setting("appendfsync") != "always" {
+                return Err(refused(
+                    "open",
+                    format!(
+                        "{} syncs its append-only file with appendonly {:?}, appendfsync {:?}: a commit \
+                         could be lost with the machine; start it with --appendonly yes --appendfsync \
+                         always (or turn require_fsync off)",
+                        options.url,
+                        setting("appendonly"),
+                        setting("appendfsync")
+                    ),
+                ));
+            }
+        }
+        let keys = Keys::new(&options.prefix);
+        let me: i64 = redis::cmd("CLIENT").arg("ID").query(&mut connection).map_err(engine("client id"))?;
+        let owner: Option<i64> =
+            redis::cmd("GET").arg(&keys.owner).query(&mut connection).map_err(engine("read owner"))?;
+        if let Some(owner) = owner.filter(|&owner| owner != me) {
+            // A connection that was just closed may still be listed for a moment: look again
+            // for up to a second before calling the prefix taken.
+            let mut alive = true;
+            for attempt in 0..20 {
+                if attempt > 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                let clients: String = redis::cmd("CLIENT")
+                    .arg("LIST")
+                    .arg("ID")
+                    .arg(owner)
+                    .query(&mut connection)
+                    .map_err(engine("list clients"))?;
+                alive = !clients.trim().is_empty();
+                if !alive {
+                    break;
+                }
+            }
+            if alive {
+                return Err(refused(
+                    "open",
+                    format!(
+                        "prefix {:?} is in use by another connection (client id {owner})",
+                        options.prefix
+                    ),
+                ));
+            }
+        }
+        redis::cmd("SET")
+            .arg(&keys.owner)
+            .arg(me)
+            .query::<()>(&mut connection)
+            .map_err(engine("write owner"))?;
+        let format: Option<u64> = redis::cmd("HGET")
+            .arg(&keys.meta)
+            .arg("format")
+            .query(&mut connection)
+            .map_err(engine("read format"))?;
+        match format {
+            None => redis::cmd("HSET")
+                .arg(&keys.meta)
+                .arg("format")
+                .arg(FORMAT)
+                .query::<()>(&mut connection)
+                .map_err(engine("write format"))?,
+            Some(found) if found != FORMAT => {
+                return Err(StoreError::FormatMismatch { found, expected: FORMAT });
+            }
+            Some(_) => {}
+        }
+        Ok(Self { connection: RefCell::new(connection), keys, options, client_id: me })
+    }
+
+    /// The options it was opened with.
+    #[must_use]
+    pub fn options(&self) -> &RedisOptions {
+        &self.options
+    }
+
+    fn read_meta(connection: &mut Connection, keys: &Keys) -> Result<Meta> {
+        let values: Vec<Option<u64>> = redis::cmd("HMGET")
+            .arg(&keys.meta)
+            .arg(&META_FIELDS[..])
+            .query(connection)
+            .map_err(engine("read meta"))?;
+        let value = |index: usize| values.get(index).copied().flatten().unwrap_or(0);
+        Ok(Meta {
+            next_page: value(0),
+            next_host: value(1),
+            discovered: value(2),
+            in_flight: value(3),
+            fetched: value(4),
+        })
+    }
+
+    /// Runs `work` over a [`RedisTables`] and writes its changes in one transaction if it
+    /// succeeds.
+    fn transaction<T>(
+        &mut self,
+        batch: &[Op],
+        work: impl FnOnce(&mut RedisTables<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let connection = self.connection.get_mut();
+        let mut tables = RedisTables::new(connection, &self.keys);
+        tables.prefetch(batch)?;
+        let result = work(&mut tables)?;
+        tables.flush()?;
+        Ok(result)
+    }
+}
+
+/// One commit's view of the store: reads through to Redis (once per entry), writes held until
+/// [`RedisTables::flush`].
+struct RedisTables<'a> {
+    connection: &'a mut Connection,
+    keys: &'a Keys,
+    /// What is known of each entry in this transaction: read from Redis or written (`None`:
+    /// absent).
+    urls: HashMap<String, Option<(u32, u32)>>,
+    pages: HashMap<u32, Option<PageRow>>,
+    host_keys: HashMap<String, Option<u32>>,
+    hosts: HashMap<u32, Option<HostRecord>>,
+    /// The entries written, to flush.
+    written_urls: HashSet<String>,
+    written_pages: HashSet<u32>,
+    written_host_keys: HashSet<String>,
+    written_hosts: HashSet<u32>,
+    in_flight: HashMap<u32, bool>,
+    meta: Option<Meta>,
+    meta_written: bool,
+}
+
+impl<'a> RedisTables<'a> {
+    fn new(connection: &'a mut Connection, keys: &'a Keys) -> Self {
+        Self {
+            connection,
+            keys,
+            urls: HashMap::new(),
+            pages: HashMap::new(),
+            host_keys: HashMap::new(),
+            hosts: HashMap::new(),
+            written_urls: HashSet::new(),
+            written_pages: HashSet::new(),
+            written_host_keys: HashSet::new(),
+            written_hosts: HashSet::new(),
+            in_flight: HashMap::new(),
+            meta: None,
+            meta_written: false,
+        }
+    }
+
+    /// Reads the batch's URLs and pages in one round trip, so that applying it rarely waits.
+    fn prefetch(&mut self, batch: &[Op]) -> Result<()> {
+        let urls: Vec<&str> = batch
+            .iter()
+            .filter_map(|op| match op {
+                Op::Discover(discovery) => Some(discovery.url.as_str()),
+                _ => None,
+            })
+            .collect();
+        let pages: Vec<u32> = batch
+            .iter()
+            .filter_map(|op| match op {
+                Op::Start(page) | Op::Remove(page) | Op::Release { page, .. } => Some(page.0),
+                Op::Complete(completion) => Some(completion.page.0),
+                _ => None,
+            })
+            .collect();
+        let mut pipe = redis::pipe();
+        if !urls.is_empty() {
+            pipe.cmd("HMGET").arg(&self.keys.urls).arg(&urls);
+        }
+        if !pages.is_empty() {
+            let ids: Vec<Vec<u8>> = pages.iter().map(|&page| id_key(page).to_vec()).collect();
+            pipe.cmd("HMGET").arg(&self.keys.pages).arg(&ids);
+        }
+        if urls.is_empty() && pages.is_empty() {
+            return Ok(());
+        }
+        let mut answers: Vec<Vec<Option<Vec<u8>>>> =
+            pipe.query(self.connection).map_err(engine("read a batch's entries"))?;
+        answers.reverse();
+        if !urls.is_empty() {
+            for (url, value) in urls.into_iter().zip(answers.pop().unwrap_or_default()) {
+                let ids = value.map(|bytes| decode_ids(&bytes, "urls")).transpose()?;
+                self.urls.insert(url.to_owned(), ids);
+            }
+        }
+        if !pages.is_empty() {
+            for (page, value) in pages.into_iter().zip(answers.pop().unwrap_or_default()) {
+                let row = value.map(|bytes| decode_page(page, &bytes)).transpose()?;
+                self.pages.insert(page, row);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes every change in one `MULTI`/`EXEC`.
+    fn flush(self) -> Result<()> {
+        let keys = self.keys;
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        for url in &self.written_urls {
+            match self.urls.get(url).copied().flatten() {
+                Some((page, host)) => {
+                    let mut bytes = [0; 8];
+                    bytes[..4].copy_from_slice(&page.to_le_bytes());
+                    bytes[4..].copy_from_slice(&host.to_le_bytes());
+                    pipe.cmd("HSET").arg(&keys.urls).arg(url).arg(&bytes[..]).ignore();
+                }
+                None => {
+                    pipe.cmd("HDEL").arg(&keys.urls).arg(url).ignore();
+                }
+            }
+        }
+        for page in &self.written_pages {
+            match self.pages.get(page).and_then(Option::as_ref) {
+                Some(row) => {
+                    pipe.cmd("HSET")
+                        .arg(&keys.pages)
+                        .arg(&id_key(*page)[..])
+                        .arg(encode_page(*page, row)?)
+                        .ignore();
+                }
+                None => {
+                    pipe.cmd("HDEL").arg(&keys.pages).arg(&id_key(*page)[..]).ignore();
+                }
+            }
+        }
+        for key in &self.written_host_keys {
+            if let Some(host) = self.host_keys.get(key).copied().flatten() {
+                pipe.cmd("HSET").arg(&keys.host_keys).arg(key).arg(&host.to_le_bytes()[..]).ignore();
+            }
+        }
+        for host in &self.written_hosts {
+            if let Some(record) = self.hosts.get(host).and_then(Option::as_ref) {
+                pipe.cmd("HSET").arg(&keys.hosts).arg(&id_key(*host)[..]).arg(encode_host(record)?).ignore();
+            }
+        }
+        for (&page, &in_flight) in &self.in_flight {
+            let command = if in_flight { "SADD" } else { "SREM" };
+            pipe.cmd(command).arg(&keys.in_flight).arg(&id_key(page)[..]).ignore();
+        }
+        if let (true, Some(meta)) = (self.meta_written, self.meta) {
+            let values = [meta.next_page, meta.next_host, meta.discovered, meta.in_flight, meta.fetched];
+            let mut command = redis::cmd("HSET");
+            command.arg(&keys.meta);
+            for (field, value) in META_FIELDS.iter().zip(values) {
+                command.arg(*field).arg(value);
+            }
+            pipe.add_command(command).ignore();
+        }
+        pipe.query::<()>(self.connection).map_err(engine("commit"))
+    }
+
+    fn get_bytes(&mut self, key: &str, field: &[u8], action: &'static str) -> Result<Option<Vec<u8>>> {
+        redis::cmd("HGET").arg(key).arg(field).query(self.connection).map_err(engine(action))
+    }
+}
+
+impl Tables for RedisTables<'_> {
+    fn url_id(&mut self, url: &str) -> Result<Option<(u32, u32)>> {
+        if let Some(&known) = self.urls.get(url) {
+            return Ok(known);
+        }
+        let value = self.get_bytes(&self.keys.urls.clone(), url.as_bytes(), "read urls")?;
+        let ids = value.map(|bytes| decode_ids(&bytes, "urls")).transpose()?;
+        self.urls.insert(url.to_owned(), ids);
+        Ok(ids)
+    }
+
+    fn put_url(&mut self, url: &str, page: u32, host: u32) -> Result<()> {
+        self.urls.insert(url.to_owned(), Some((page, host)));
+        self.written_urls.insert(url.to_owned());
+        Ok(())
+    }
+
+    fn remove_url(&mut self, url: &str, _page: u32) -> Result<()> {
+        self.urls.insert(url.to_owned(), None);
+        self.written_urls.insert(url.to_owned());
+        Ok(())
+    }
+
+    fn page(&mut self, page: u32) -> Result<Option<PageRow>> {
+        if let Some(known) = self.pages.get(&page) {
+            return Ok(known.clone());
+        }
+        let value = self.get_bytes(&self.keys.pages.clone(), &id_key(page), "read pages")?;
+        let row = value.map(|bytes| decode_page(page, &bytes)).transpose()?;
+        self.pages.insert(page, row.clone());
+        Ok(row)
+    }
+
+    fn put_page(&mut self, page: u32, row: PageRow) -> Result<()> {
+        self.pages.insert(page, Some(row));
+        self.written_pages.insert(page);
+        Ok(())
+    }
+
+    fn remove_page(&mut self, page: u32) -> Result<()> {
+        self.pages.insert(page, None);
+        self.written_pages.insert(page);
+        Ok(())
+    }
+
+    fn host_id(&mut self, key: &str) -> Result<Option<u32>> {
+        if let Some(&known) = self.host_keys.get(key) {
+            return Ok(known);
+        }
+        let value = self.get_bytes(&self.keys.host_keys.clone(), key.as_bytes(), "read host_keys")?;
+        let host = value.map(|bytes| decode_id(&bytes, "host_keys")).transpose()?;
+        self.host_keys.insert(key.to_owned(), host);
+        Ok(host)
+    }
+
+    fn put_host(&mut self, host: &HostRecord) -> Result<()> {
+        self.host_keys.insert(host.key.clone(), Some(host.id.0));
+        self.written_host_keys.insert(host.key.clone());
+        self.hosts.insert(host.id.0, Some(host.clone()));
+        self.written_hosts.insert(host.id.0);
+        Ok(())
+    }
+
+    fn host(&mut self, host: u32) -> Result<Option<HostRecord>> {
+        if let Some(known) = self.hosts.get(&host) {
+            return Ok(known.clone());
+        }
+        let value = self.get_bytes(&self.keys.hosts.clone(), &id_key(host), "read hosts")?;
+        let record = value.map(|bytes| decode_host(host, &bytes)).transpose()?;
+        self.hosts.insert(host, record.clone());
+        Ok(record)
+    }
+
+    fn set_in_flight(&mut self, page: u32, in_flight: bool) -> Result<()> {
+        self.in_flight.insert(page, in_flight);
+        Ok(())
+    }
+
+    fn in_flight_pages(&mut self) -> Result<Vec<u32>> {
+        let members: Vec<Vec<u8>> = redis::cmd("SMEMBERS")
+            .arg(&self.keys.in_flight)
+            .query(self.connection)
+            .map_err(engine("read in_flight"))?;
+        let mut pages: Vec<u32> = members
+            .iter()
+            .filter_map(|bytes| <[u8; 4]>::try_from(bytes.as_slice()).ok().map(u32::from_be_bytes))
+            .filter(|page| self.in_flight.get(page) != Some(&false))
+            .collect();
+        pages.extend(self.in_flight.iter().filter(|&(_, &in_flight)| in_flight).map(|(&page, _)| page));
+        pages.sort_unstable();
+        pages.dedup();
+        Ok(pages)
+    }
+
+    fn meta(&mut self) -> Result<Meta> {
+        if let Some(meta) = self.meta {
+            return Ok(meta);
+        }
+        let meta = RedisStore::read_meta(self.connection, self.keys)?;
+        self.meta = Some(meta);
+        Ok(meta)
+    }
+
+    fn put_meta(&mut self, meta: &Meta) -> Result<()> {
+        self.meta = Some(*meta);
+        self.meta_written = true;
+        Ok(())
+    }
+}
+
+impl RedisStore {
+    /// Reads rows of a hash by dense id, from `first` up to `end` (exclusive), `limit` present
+    /// at most, in chunks.
+    fn rows_by_id(&self, key: &str, first: u64, end: u64, limit: usize) -> Result<Vec<(u32, Vec<u8>)>> {
+        let mut connection = self.connection.borrow_mut();
+        let mut rows = Vec::new();
+        let mut next = first;
+        while rows.len() < limit && next < end {
+            let chunk_end = end.min(next + (limit - rows.len()).clamp(64, 4096) as u64);
+            let ids: Vec<u32> = (next..chunk_end).filter_map(|id| u32::try_from(id).ok()).collect();
+            let keys: Vec<Vec<u8>> = ids.iter().map(|&id| id_key(id).to_vec()).collect();
+            let values: Vec<Option<Vec<u8>>> = redis::cmd("HMGET")
+                .arg(key)
+                .arg(&keys)
+                .query(&mut *connection)
+                .map_err(engine("read rows"))?;
+            for (id, value) in ids.into_iter().zip(values) {
+                if let Some(bytes) = value
+                    && rows.len() < limit
+                {
+                    rows.push((id, bytes));
+                }
+            }
+            next = chunk_end;
+        }
+        Ok(rows)
+    }
+}
+
+impl Drop for RedisStore {
+    /// Gives the prefix back (if it still holds it), so that the next `open` need not wait for
+    /// the server to notice the closed connection.
+    fn drop(&mut self) {
+        let connection = self.connection.get_mut();
+        let owner: Option<i64> = redis::cmd("GET").arg(&self.keys.owner).query(connection).ok().flatten();
+        if owner == Some(self.client_id) {
+            let _ = redis::cmd("DEL").arg(&self.keys.owner).query::<()>(connection);
+        }
+    }
+}
+
+impl FrontierStore for RedisStore {
+    fn commit(&mut self, batch: &[Op]) -> Result<CommitReport> {
+        self.transaction(batch, |tables| apply_batch(tables, batch))
+    }
+
+    fn recover(&mut self) -> Result<u64> {
+        self.transaction(&[], |tables| recover_in_flight(tables))
+    }
+
+    fn page(&self, page: PageId) -> Result<Option<StoredPage>> {
+        let value: Option<Vec<u8>> = redis::cmd("HGET")
+            .arg(&self.keys.pages)
+            .arg(&id_key(page.0)[..])
+            .query(&mut *self.connection.borrow_mut())
+            .map_err(engine("read pages"))?;
+        let row = value.map(|bytes| decode_page(page.0, &bytes)).transpose()?;
+        Ok(row.map(|row| StoredPage { id: page, url: row.url, record: row.record }))
+    }
+
+    fn lookup(&self, url: &str) -> Result<Option<PageId>> {
+        let value: Option<Vec<u8>> = redis::cmd("HGET")
+            .arg(&self.keys.urls)
+            .arg(url)
+            .query(&mut *self.connection.borrow_mut())
+            .map_err(engine("read urls"))?;
+        Ok(value.map(|bytes| decode_ids(&bytes, "urls")).transpose()?.map(|(page, _)| PageId(page)))
+    }
+
+    fn pages(&self, after: Option<PageId>, limit: usize) -> Result<Vec<StoredPage>> {
+        let end = RedisStore::read_meta(&mut self.connection.borrow_mut(), &self.keys)?.next_page;
+        let first = after.map_or(0, |page| u64::from(page.0) + 1);
+        let rows = self.rows_by_id(&self.keys.pages, first, end, limit)?;
+        rows.into_iter()
+            .map(|(id, bytes)| {
+                let row = decode_page(id, &bytes)?;
+                Ok(StoredPage { id: PageId(id), url: row.url, record: row.record })
+            })
+            .collect()
+    }
+
+    fn host(&self, host: HostId) -> Result<Option<HostRecord>> {
+        let value: Option<Vec<u8>> = redis::cmd("HGET")
+            .arg(&self.keys.hosts)
+            .arg(&id_key(host.0)[..])
+            .query(&mut *self.connection.borrow_mut())
+            .map_err(engine("read hosts"))?;
+        value.map(|bytes| decode_host(host.0, &bytes)).transpose()
+    }
+
+    fn host_by_key(&self, key: &str) -> Result<Option<HostId>> {
+        let value: Option<Vec<u8>> = redis::cmd("HGET")
+            .arg(&self.keys.host_keys)
+            .arg(key)
+            .query(&mut *self.connection.borrow_mut())
+            .map_err(engine("read host_keys"))?;
+        Ok(value.map(|bytes| decode_id(&bytes, "host_keys")).transpose()?.map(HostId))
+    }
+
+    fn hosts(&self, after: Option<HostId>, limit: usize) -> Result<Vec<HostRecord>> {
+        let end = RedisStore::read_meta(&mut self.connection.borrow_mut(), &self.keys)?.next_host;
+        let first = after.map_or(0, |host| u64::from(host.0) + 1);
+        let rows = self.rows_by_id(&self.keys.hosts, first, end, limit)?;
+        rows.into_iter().map(|(id, bytes)| decode_host(id, &bytes)).collect()
+    }
+
+    fn counts(&self) -> Result<Counts> {
+        Ok(RedisStore::read_meta(&mut self.connection.borrow_mut(), &self.keys)?.counts())
+    }
+}
