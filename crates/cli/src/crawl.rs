@@ -170,6 +170,13 @@ pub(crate) struct CrawlArgs {
     /// The User-Agent sent; its product token is the name robots.txt rules are matched with.
     #[arg(long, value_name = "UA")]
     user_agent: Option<String>,
+    /// Where the frontier lives: redb (DIR/frontier.redb, the default) or a Redis server,
+    /// redis://HOST:PORT/DB, which must sync every write (appendonly yes, appendfsync always).
+    #[arg(long, value_name = "redb|URL")]
+    store: Option<String>,
+    /// The key prefix of this crawl's frontier in Redis (one crawl per prefix; default freshet).
+    #[arg(long, value_name = "NAME")]
+    store_prefix: Option<String>,
     /// Do not fetch the sitemaps robots.txt names: URLs come from links only.
     #[arg(long)]
     no_sitemaps: bool,
@@ -205,6 +212,8 @@ impl CrawlArgs {
             max_in_flight_per_host: self.max_in_flight_per_host,
             warc_gzip_level: self.warc_gzip_level,
             user_agent: self.user_agent.clone(),
+            store: self.store.clone(),
+            store_prefix: self.store_prefix.clone(),
             connect_timeout: self.connect_timeout,
             timeout: self.timeout,
             max_body_bytes: self.max_body_bytes,

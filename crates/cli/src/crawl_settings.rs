@@ -106,6 +106,8 @@ pub(crate) struct CrawlSettings {
     pub(crate) resolve: Option<Vec<String>>,
     // Output and operation.
     pub(crate) store_cache_bytes: Option<u64>,
+    pub(crate) store: Option<String>,
+    pub(crate) store_prefix: Option<String>,
     pub(crate) warc_file_bytes: Option<u64>,
     pub(crate) warc_gzip_level: Option<u32>,
     pub(crate) duplicate_index_entries: Option<u64>,
@@ -173,7 +175,7 @@ impl CrawlSettings {
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
             back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
             first_byte_timeout, keep_alive, timeout, max_body_bytes, max_redirects, allow_private, resolve,
-            store_cache_bytes, warc_file_bytes, warc_gzip_level, duplicate_index_entries,
+            store_cache_bytes, store, store_prefix, warc_file_bytes, warc_gzip_level, duplicate_index_entries,
             near_duplicate_index_entries, listen,
         );
         Self { seeds, ..merged }
@@ -262,6 +264,20 @@ impl CrawlSettings {
                 "{} {redirects}: expected at most {} (what the frontier keeps of a chain)",
                 origin.name("max-redirects"),
                 freshet_crawl::MAX_REDIRECTS
+            );
+        }
+        if let Some(store) = &self.store
+            && store != "redb"
+            && !store.starts_with("redis://")
+        {
+            bail!("{} {store:?}: expected redb or a redis://HOST:PORT/DB URL", origin.name("store"));
+        }
+        if let Some(prefix) = &self.store_prefix
+            && (prefix.is_empty() || prefix.contains(['{', '}']) || prefix.chars().any(char::is_whitespace))
+        {
+            bail!(
+                "{} {prefix:?}: expected a non-empty name without braces or spaces",
+                origin.name("store-prefix")
             );
         }
         if let Some(bytes) = self.store_cache_bytes
@@ -391,6 +407,13 @@ impl CrawlSettings {
         for given in self.resolve.iter().flatten() {
             fetch.resolve.push(freshet_fetch::parse_resolve(given)?);
         }
+        if let Some(url) = self.store.as_ref().filter(|store| store.starts_with("redis://")) {
+            let mut options = freshet_crawl::RedisOptions::new(url.clone());
+            if let Some(prefix) = &self.store_prefix {
+                options.prefix.clone_from(prefix);
+            }
+            config.store = freshet_crawl::StoreEngine::Redis(options);
+        }
         if let Some(bytes) = self.store_cache_bytes {
             // Past the address space: as much as redb would ever keep.
             config.store_cache_bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
@@ -511,6 +534,8 @@ mod tests {
             allow_private: Some(false),
             resolve: Some(vec!["example.com=93.184.215.14".into()]),
             store_cache_bytes: Some(1 << 30),
+            store: Some("redis://127.0.0.1:6379/0".into()),
+            store_prefix: Some("crawl-1".into()),
             warc_file_bytes: Some(1 << 30),
             warc_gzip_level: Some(6),
             duplicate_index_entries: Some(1 << 22),
@@ -529,7 +554,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 48);
+        assert_eq!(all.len(), 50);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

@@ -52,6 +52,18 @@ pub const MAX_REDIRECTS: usize = freshet_frontier::limits::REDIRECT_TRAIL;
 /// each time; a crawl gains nothing worth that.
 pub const MIN_STORE_CACHE_BYTES: usize = 1 << 20;
 
+/// Where a crawl's frontier lives.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum StoreEngine {
+    /// `DIR/frontier.redb`, embedded (the default).
+    #[default]
+    Redb,
+    /// A Redis server ([`freshet_frontier::RedisStore`]): the server must sync its append-only
+    /// file at every write (`appendonly yes`, `appendfsync always`), and one crawl holds a key
+    /// prefix at a time. The WARC files and the crawl log stay in `DIR`.
+    Redis(freshet_frontier::RedisOptions),
+}
+
 /// A crawl's settings. [`CrawlConfig::new`] gives the defaults.
 #[derive(Clone, Debug)]
 pub struct CrawlConfig {
@@ -135,6 +147,9 @@ pub struct CrawlConfig {
     /// only as the store grows that large. A smaller one bounds the crawl's memory; the store's
     /// pages are then read from the file (the OS's page cache) more often.
     pub store_cache_bytes: usize,
+    /// Where the frontier lives: `DIR/frontier.redb` (the default) or a Redis server (see
+    /// [`StoreEngine`]).
+    pub store: StoreEngine,
     /// WARC files are rotated before they pass this size (bytes, compressed).
     pub warc_max_file_bytes: u64,
     /// The gzip level of the WARC records, 0 (store) to 9; default 6. Level 1 compresses about
@@ -207,6 +222,7 @@ impl CrawlConfig {
             max_back_offs: 5,
             max_retry_after: Duration::from_secs(3_600),
             store_cache_bytes: freshet_frontier::DEFAULT_CACHE_BYTES,
+            store: StoreEngine::Redb,
             warc_max_file_bytes: freshet_warc::DEFAULT_MAX_FILE_BYTES,
             warc_gzip_level: freshet_warc::WriterOptions::default().gzip_level,
             duplicate_index_entries: crate::dedup::DEFAULT_INDEX_ENTRIES,

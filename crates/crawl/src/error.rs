@@ -29,6 +29,36 @@ pub enum CrawlError {
         /// The frontier store expected.
         path: PathBuf,
     },
+    /// A new crawl was given a Redis frontier that already holds a crawl, without `resume`.
+    #[error(
+        "Redis at {url}, prefix {prefix:?}, already holds a crawl: pass --resume to continue it, or choose another --store-prefix"
+    )]
+    RedisAlreadyStarted {
+        /// The server.
+        url: String,
+        /// The key prefix.
+        prefix: String,
+    },
+    /// `resume` was asked for but the Redis frontier holds no crawl.
+    #[error("Redis at {url}, prefix {prefix:?}, holds no crawl to resume")]
+    RedisNothingToResume {
+        /// The server.
+        url: String,
+        /// The key prefix.
+        prefix: String,
+    },
+    /// The Redis frontier could not be opened (no server, a server that does not sync every
+    /// write, a prefix held by another live crawl, another format).
+    #[error("frontier store in Redis at {url}, prefix {prefix:?}: {source}")]
+    RedisStoreOpen {
+        /// The server.
+        url: String,
+        /// The key prefix.
+        prefix: String,
+        /// Why.
+        #[source]
+        source: freshet_frontier::StoreError,
+    },
     /// A new crawl was started without any seed.
     #[error("no seed URL: give at least one SEED_URL or --seeds FILE")]
     NoSeeds,

@@ -15,8 +15,9 @@
 //!
 //! # The loop
 //! One task owns the [`Scheduler`](freshet_schedule::online::Scheduler) (seed 003's threshold
-//! scheduler, sans-IO), the [`RedbStore`](freshet_frontier::RedbStore), the WARC writer and the
-//! log. It asks the scheduler `next(now)`; a `Fetch` becomes a job spawned on a `JoinSet` (at
+//! scheduler, sans-IO), the frontier store ([`RedbStore`](freshet_frontier::RedbStore) by
+//! default, or [`RedisStore`](freshet_frontier::RedisStore): [`CrawlConfig::store`]), the WARC
+//! writer and the log. It asks the scheduler `next(now)`; a `Fetch` becomes a job spawned on a `JoinSet` (at
 //! most [`CrawlConfig::max_in_flight`]); `WaitUntil(t)` sleeps until `t`, a job's end or the stop
 //! signal, whichever comes first. When jobs end, every one that has ended is handled, then one
 //! group commit: WARC `sync`, the log's lines written out, one store transaction (completions,
@@ -194,7 +195,9 @@
 //! changes for it.
 //!
 //! # Resume
-//! `DIR/frontier.redb` is the frontier. Opening with [`CrawlConfig::resume`] runs the store's
+//! `DIR/frontier.redb` is the frontier (or the Redis prefix [`CrawlConfig::store`] names, which
+//! a new crawl must find empty and a resumed one must not). Opening with
+//! [`CrawlConfig::resume`] runs the store's
 //! `recover` (pages in flight when the last run died are due again), rebuilds the scheduler from
 //! it (hosts, then every page with a due time: `add` or `restore`), takes the pages of depth 0
 //! as seeds for the scope, and reopens the WARC directory (a torn last record is cut away). The
@@ -243,10 +246,12 @@ pub mod revisit;
 pub use admin::{Admin, CrawlStatus, ExplainError, HostStatus, PageReport};
 pub use config::{
     CrawlConfig, DAY, DEFAULT_MAX_DEPTH, DEFAULT_MAX_HOSTS_PER_DOMAIN, DEFAULT_ROBOTS_SCAN_RATE,
-    MAX_REDIRECTS, MIN_ROBOTS_SCAN_RATE, MIN_STORE_CACHE_BYTES,
+    MAX_REDIRECTS, MIN_ROBOTS_SCAN_RATE, MIN_STORE_CACHE_BYTES, StoreEngine,
 };
 pub use crawler::{CrawlSummary, Crawler, StopReason};
 pub use error::{CrawlError, Result};
+/// The Redis engine's settings, for [`StoreEngine::Redis`].
+pub use freshet_frontier::RedisOptions;
 pub use importance::Importance;
 pub use log::{LogKind, LogLine};
 pub use revisit::Revisit;

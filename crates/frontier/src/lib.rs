@@ -15,8 +15,8 @@
 //!   estimator state, last fetch, next due time, `ETag`/`Last-Modified`, fingerprint, depth,
 //!   discovered-from); [`HostRecord`] with [`HostPoliteness`].
 //! - Engines: [`MemoryStore`] (tests, simulations), [`RedbStore`] (the default: one `redb` file)
-//!   and [`RedisStore`] (a Redis server, for a frontier beyond one machine; not yet selectable
-//!   by `freshet crawl`, whose store is redb).
+//!   and [`RedisStore`] (a Redis server, for a frontier beyond one machine: `freshet crawl
+//!   --store redis://…`). `Box<dyn FrontierStore>` is an engine too, chosen at run time.
 //! - [`SeenFilter`]: any engine behind an in-memory [`SeenIndex`] (URL fingerprint → page and
 //!   host ids, ~23 bytes a URL), so that a link to a URL already seen costs one hash probe and
 //!   no engine read; the crawler's store. Sized for 10^8 URLs (module `seen`, BENCHMARKS.md).

@@ -91,3 +91,43 @@ pub trait FrontierStore: Send {
     /// How many pages (by state) and hosts the store holds.
     fn counts(&self) -> Result<Counts>;
 }
+
+/// A boxed engine is an engine, so that a crawler can choose its engine at run time
+/// (`Box<dyn FrontierStore>`).
+impl<S: FrontierStore + ?Sized> FrontierStore for Box<S> {
+    fn commit(&mut self, batch: &[Op]) -> Result<CommitReport> {
+        (**self).commit(batch)
+    }
+
+    fn recover(&mut self) -> Result<u64> {
+        (**self).recover()
+    }
+
+    fn page(&self, page: PageId) -> Result<Option<StoredPage>> {
+        (**self).page(page)
+    }
+
+    fn lookup(&self, url: &str) -> Result<Option<PageId>> {
+        (**self).lookup(url)
+    }
+
+    fn pages(&self, after: Option<PageId>, limit: usize) -> Result<Vec<StoredPage>> {
+        (**self).pages(after, limit)
+    }
+
+    fn host(&self, host: HostId) -> Result<Option<HostRecord>> {
+        (**self).host(host)
+    }
+
+    fn host_by_key(&self, key: &str) -> Result<Option<HostId>> {
+        (**self).host_by_key(key)
+    }
+
+    fn hosts(&self, after: Option<HostId>, limit: usize) -> Result<Vec<HostRecord>> {
+        (**self).hosts(after, limit)
+    }
+
+    fn counts(&self) -> Result<Counts> {
+        (**self).counts()
+    }
+}

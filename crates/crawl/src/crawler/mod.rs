@@ -9,8 +9,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use freshet_fetch::links::LinkOptions;
 use freshet_fetch::{FetchConfig, Fetcher, Validators};
 use freshet_frontier::{
-    CommitReport, Discovery, FrontierStore, HostPoliteness, Op, RedbOptions, RedbStore, SeenFilter,
-    StoredPage, limits,
+    CommitReport, Discovery, FrontierStore, HostPoliteness, Op, RedbOptions, RedbStore, RedisStore,
+    SeenFilter, StoredPage, limits,
 };
 use freshet_schedule::online::{
     Budget, Decision, HostId, OnlineError, Outcome as Done, PageId, Politeness, Scheduler,
@@ -24,7 +24,7 @@ use tokio::time::Instant;
 use freshet_content::{NearDuplicateIndex, Signature};
 
 use crate::admin::{Admin, Request};
-use crate::config::CrawlConfig;
+use crate::config::{CrawlConfig, StoreEngine};
 use crate::dedup::{PayloadIndex, Reference};
 use crate::error::{CrawlError, Result};
 use crate::hosts::{HostState, Verdict};
@@ -121,7 +121,7 @@ pub struct Crawler {
     /// The store behind the seen-URL index: a link to a URL seen before is answered in memory
     /// (one hash probe, ~23 bytes a URL), only new URLs reach redb. The index is rebuilt by
     /// `rebuild`'s scan of the store, so a resume reads the store once.
-    store: SeenFilter<RedbStore>,
+    store: SeenFilter<Box<dyn FrontierStore>>,
     scheduler: Scheduler,
     warc: WarcWriter,
     warc_dirty: bool,
@@ -197,15 +197,9 @@ pub(crate) fn unix_now() -> f64 {
 }
 
 impl Crawler {
-    /// Opens (or, with `resume`, reopens) the crawl in `config.data_dir`: the store (recovering
-    /// in-flight pages), the WARC writer (cutting a torn tail), the log; rebuilds the scheduler
-    /// from the store and admits the seeds.
-    ///
-    /// # Errors
-    /// [`CrawlError::InvalidConfig`], [`CrawlError::NoSeeds`], [`CrawlError::AlreadyStarted`],
-    /// [`CrawlError::NothingToResume`], and any I/O, store or WARC error.
-    pub fn open(config: CrawlConfig) -> Result<Self> {
-        config.validate()?;
+    /// `DIR/frontier.redb`, after the checks that a new crawl finds none and a resumed one
+    /// finds one; its in-flight pages given back.
+    fn open_redb(config: &CrawlConfig) -> Result<(Box<dyn FrontierStore>, u64)> {
         let store_path = config.store_path();
         match (config.resume, store_path.exists()) {
             (false, true) => return Err(CrawlError::AlreadyStarted { path: store_path }),
@@ -228,9 +222,51 @@ impl Crawler {
                 return Err(CrawlError::StoreOpen { path: store_path, source });
             }
         };
-        let recovered_in_flight = store.recover()?;
+        let recovered = store.recover()?;
+        Ok((Box::new(store), recovered))
+    }
+
+    /// The Redis frontier of `options`, with the same checks as [`Self::open_redb`] (a prefix
+    /// that holds a host or a page holds a crawl).
+    fn open_redis(
+        config: &CrawlConfig,
+        options: &freshet_frontier::RedisOptions,
+    ) -> Result<(Box<dyn FrontierStore>, u64)> {
+        let (url, prefix) = (options.url.clone(), options.prefix.clone());
+        let mut store = RedisStore::open(options.clone()).map_err(|source| CrawlError::RedisStoreOpen {
+            url: url.clone(),
+            prefix: prefix.clone(),
+            source,
+        })?;
+        let counts = store.counts()?;
+        let started = counts.hosts + counts.discovered + counts.in_flight + counts.fetched > 0;
+        match (config.resume, started) {
+            (false, true) => return Err(CrawlError::RedisAlreadyStarted { url, prefix }),
+            (true, false) => return Err(CrawlError::RedisNothingToResume { url, prefix }),
+            (false, false) if config.seeds.is_empty() => return Err(CrawlError::NoSeeds),
+            _ => {}
+        }
+        let recovered = store.recover()?;
+        Ok((Box::new(store), recovered))
+    }
+
+    /// Opens (or, with `resume`, reopens) the crawl in `config.data_dir`: the store (recovering
+    /// in-flight pages), the WARC writer (cutting a torn tail), the log; rebuilds the scheduler
+    /// from the store and admits the seeds.
+    ///
+    /// # Errors
+    /// [`CrawlError::InvalidConfig`], [`CrawlError::NoSeeds`], [`CrawlError::AlreadyStarted`],
+    /// [`CrawlError::NothingToResume`] (and their Redis twins, with
+    /// [`CrawlError::RedisStoreOpen`]), and any I/O, store or WARC error.
+    pub fn open(config: CrawlConfig) -> Result<Self> {
+        config.validate()?;
+        let (store, recovered_in_flight) = match &config.store {
+            StoreEngine::Redb => Self::open_redb(&config)?,
+            StoreEngine::Redis(options) => Self::open_redis(&config, options)?,
+        };
         let mut store = SeenFilter::new(store);
         store.reserve_for_store()?;
+        std::fs::create_dir_all(config.warc_dir()).map_err(CrawlError::io(config.warc_dir()))?;
         let options = WriterOptions {
             max_file_bytes: config.warc_max_file_bytes,
             gzip_level: config.warc_gzip_level,
