@@ -114,10 +114,20 @@ fn read_fields(
     Ok(())
 }
 
+/// The largest page id taken: the crawl keeps ~100 bytes a page of the graph (its sums, its
+/// frontier heaps), so 2^27 pages are ~13 GB; a larger id is more likely a typo than a graph.
+const MAX_PAGE_ID: u32 = (1 << 27) - 1;
+
 fn page_id(path: &Path, number: u64, text: &str) -> anyhow::Result<u32> {
-    text.parse().map_err(|_| {
-        anyhow::anyhow!("{} line {number}: {text:?} is not a page id (0 to 4294967295)", path.display())
-    })
+    match text.parse::<u32>() {
+        Ok(id) if id <= MAX_PAGE_ID => Ok(id),
+        Ok(id) => bail!(
+            "{} line {number}: page id {id} is past the {} pages this command handles",
+            path.display(),
+            u64::from(MAX_PAGE_ID) + 1
+        ),
+        Err(_) => bail!("{} line {number}: {text:?} is not a page id (an integer from 0)", path.display()),
+    }
 }
 
 fn score(path: &Path, number: u64, text: &str) -> anyhow::Result<f64> {
@@ -176,6 +186,12 @@ pub(crate) fn run(args: &FocusArgs) -> anyhow::Result<ExitCode> {
         ));
         Ok(())
     })?;
+    if let Some(&seed) = args.seeds.iter().find(|&&seed| seed > MAX_PAGE_ID) {
+        bail!(
+            "--seeds: page id {seed} is past the {} pages this command handles",
+            u64::from(MAX_PAGE_ID) + 1
+        );
+    }
     let pages = links
         .iter()
         .map(|&(from, to)| from.max(to))

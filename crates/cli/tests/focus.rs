@@ -102,6 +102,11 @@ fn bad_input_is_named_by_file_and_line() {
     };
     let bad_links = write(dir.path(), "bad-links.tsv", "0\t1\n0\tx\n");
     fails(&["--links", &bad_links, "--scores", &scores], "bad-links.tsv line 2: \"x\" is not a page id");
+    let huge = write(dir.path(), "huge.tsv", "0\t1\n4294967295\t1\n");
+    fails(
+        &["--links", &huge, "--scores", &scores],
+        "huge.tsv line 2: page id 4294967295 is past the 134217728 pages",
+    );
     let one_field = write(dir.path(), "one-field.tsv", "0 1\n");
     fails(
         &["--links", &one_field, "--scores", &scores],
