@@ -11,56 +11,12 @@ use common::{read_log, warcio_check};
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use freshet_crawl::{
     CrawlConfig, CrawlError, CrawlSummary, Crawler, LogKind, RedisOptions, Revisit, StoreEngine,
 };
-
-/// A `redis-server` of the test's own (`FRESHET_REDIS_SERVER` or `redis-server` on the `PATH`;
-/// `scripts/install-test-deps.sh` installs Debian's), syncing every write; killed when dropped.
-struct RedisServer {
-    child: Child,
-    _dir: tempfile::TempDir,
-    url: String,
-}
-
-impl RedisServer {
-    fn start() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let binary = std::env::var_os("FRESHET_REDIS_SERVER").unwrap_or_else(|| "redis-server".into());
-        let child = Command::new(&binary)
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--save", ""])
-            .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
-            .arg(dir.path())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|error| {
-                panic!("cannot start {binary:?} ({error}): run `bash scripts/install-test-deps.sh`")
-            });
-        let url = format!("redis://127.0.0.1:{port}/");
-        let client = redis::Client::open(url.as_str()).unwrap();
-        for attempt in 0.. {
-            if let Ok(mut connection) = client.get_connection()
-                && redis::cmd("PING").query::<String>(&mut connection).is_ok()
-            {
-                break;
-            }
-            assert!(attempt < 200, "redis-server did not answer on port {port}");
-            std::thread::sleep(Duration::from_millis(25));
-        }
-        Self { child, _dir: dir, url }
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use freshet_frontier::conformance::RedisServer;
 
 /// `/` links `/1` … `/6`.
 async fn site() -> String {

@@ -2,9 +2,8 @@
 //! 10,000 with the seen-set check, one in five already seen), completions ("mark fetched") per
 //! second with full records, a resume scan, and the bytes per URL (redb: file size; memory: the
 //! growth of the process's resident set; Redis: the server's `used_memory` and its append-only
-//! file). Redis runs when `redis-server` is on the `PATH` (or `FRESHET_REDIS_SERVER` names it):
-//! a server of its own on 127.0.0.1, syncing every write (`appendfsync always`), as
-//! `RedisStore::open` requires.
+//! file), on a server of its own on 127.0.0.1 syncing every write (`appendfsync always`), as
+//! `RedisStore::open` requires (`redis-server` on the `PATH`, or `FRESHET_REDIS_SERVER`).
 //!
 //! `cargo bench -p freshet-frontier --bench store` (set `FRONTIER_BENCH_URLS` for another size).
 //! A bench binary rather than criterion: each figure is one pass over 10^6 URLs, which criterion
@@ -12,6 +11,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Instant;
+
+use freshet_frontier::conformance::RedisServer;
 
 use freshet_frontier::{
     Completion, Discovery, FrontierStore, MemoryStore, Op, RedbStore, RedisOptions, RedisStore,
@@ -162,38 +163,19 @@ fn main() {
     redis(urls);
 }
 
-/// The Redis engine on a server of its own, if one can be started.
+/// The Redis engine on a server of its own (the conformance feature's `RedisServer`).
 fn redis(urls: usize) {
-    let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let binary = std::env::var_os("FRESHET_REDIS_SERVER").unwrap_or_else(|| "redis-server".into());
-    let Ok(mut server) = std::process::Command::new(&binary)
-        .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--save", "", "--appendonly", "yes"])
-        .args(["--appendfsync", "always", "--dir"])
-        .arg(dir.path())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-    else {
-        eprintln!("redis: no {binary:?} to start, skipped");
-        return;
-    };
-    let options = RedisOptions::new(format!("redis://127.0.0.1:{port}/"));
-    let client = redis::Client::open(options.url.as_str()).unwrap();
-    let mut connection = (0..200)
-        .find_map(|_| {
-            std::thread::sleep(std::time::Duration::from_millis(25));
-            client.get_connection().ok()
-        })
-        .unwrap();
+    let server = RedisServer::start();
+    let mut connection = server.connect().unwrap();
     let used = |connection: &mut redis::Connection| -> u64 {
         let info: String = redis::cmd("INFO").arg("memory").query(connection).unwrap();
         info.lines().find_map(|line| line.strip_prefix("used_memory:")?.trim().parse().ok()).unwrap_or(0)
     };
     let before = used(&mut connection);
-    let mut store = RedisStore::open(options).unwrap();
+    let mut store = RedisStore::open(RedisOptions::new(server.url.clone())).unwrap();
     let figures = run(&mut store, urls);
     let grown = used(&mut connection).saturating_sub(before);
-    let aof: u64 = std::fs::read_dir(dir.path().join("appendonlydir"))
+    let aof: u64 = std::fs::read_dir(server.dir().join("appendonlydir"))
         .map(|entries| {
             entries.flatten().filter_map(|entry| entry.metadata().ok()).map(|meta| meta.len()).sum()
         })
@@ -204,7 +186,4 @@ fn redis(urls: usize) {
         aof as f64 / urls as f64
     );
     print("redis", &figures, &bytes);
-    drop(store);
-    let _ = server.kill();
-    let _ = server.wait();
 }

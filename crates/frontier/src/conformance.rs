@@ -4,8 +4,13 @@
 //! [`conformance_tests!`](crate::conformance_tests), which makes one `#[test]` per check.
 //!
 //! A failed check panics with what differed: this module is test code compiled only with the
-//! `conformance` feature, so `unwrap` is its way of reporting.
+//! `conformance` feature, so `unwrap` is its way of reporting. [`RedisServer`] starts a
+//! `redis-server` of a test's own, for the Redis engine's tests (here and in the crawler) and
+//! the store bench.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::missing_panics_doc, missing_docs)]
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 use freshet_schedule::online::{Budget, Decision, HostId, PageId, Politeness, Scheduler};
 
@@ -562,4 +567,67 @@ pub fn redirect_trail_is_kept_until_the_first_fetch<H: Harness>(harness: &mut H)
     };
     let error = store.commit(&[Op::Discover(bad)]).unwrap_err();
     assert!(matches!(error, StoreError::BadCharacter { op: 0, field: "redirect_trail", .. }), "{error:?}");
+}
+
+/// A `redis-server` of a test's own, on a free 127.0.0.1 port, with its data in a temporary
+/// directory; killed when dropped: for the Redis engine's tests here and in the crawler. The
+/// binary is `FRESHET_REDIS_SERVER` or `redis-server` on the `PATH`
+/// (`scripts/install-test-deps.sh` installs Debian's).
+pub struct RedisServer {
+    child: Child,
+    dir: tempfile::TempDir,
+    pub url: String,
+}
+
+impl RedisServer {
+    /// Syncing every write to its append-only file (what `RedisStore::open` requires).
+    pub fn start() -> Self {
+        Self::with(&["--appendonly", "yes", "--appendfsync", "always"])
+    }
+
+    /// With these settings (`--name value`…).
+    pub fn with(settings: &[&str]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let binary = std::env::var_os("FRESHET_REDIS_SERVER").unwrap_or_else(|| "redis-server".into());
+        let child = Command::new(&binary)
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--save", ""])
+            .args(settings)
+            .arg("--dir")
+            .arg(dir.path())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|error| {
+                panic!("cannot start {binary:?} ({error}): run `bash scripts/install-test-deps.sh` (Debian's redis-server)")
+            });
+        let url = format!("redis://127.0.0.1:{port}/");
+        let server = Self { child, dir, url };
+        for attempt in 0.. {
+            if let Ok(mut connection) = server.connect()
+                && redis::cmd("PING").query::<String>(&mut connection).is_ok()
+            {
+                break;
+            }
+            assert!(attempt < 200, "redis-server did not answer on port {port}");
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        server
+    }
+
+    /// Its data directory (the append-only files are in `appendonlydir/`).
+    pub fn dir(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
+    /// A plain connection to it.
+    pub fn connect(&self) -> redis::RedisResult<redis::Connection> {
+        redis::Client::open(self.url.as_str())?.get_connection()
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

@@ -5,11 +5,7 @@
 //! which no check reaches), and without a cache of the file's pages.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
-use common::RedisServer;
-
-use freshet_frontier::conformance::Harness;
+use freshet_frontier::conformance::{Harness, RedisServer};
 use freshet_frontier::{MemoryStore, RedbOptions, RedbStore, RedisOptions, RedisStore, SeenFilter};
 
 /// The memory engine: its data lives as long as the value, so reopening hands it back.
@@ -63,7 +59,7 @@ impl Harness for Redb {
     }
 }
 
-/// Redis: a server of its own (`common::RedisServer`, syncing every write); reopening drops
+/// Redis: a server of its own (`conformance::RedisServer`, syncing every write); reopening drops
 /// the store (its connection) and opens the prefix again.
 struct Redis {
     server: RedisServer,

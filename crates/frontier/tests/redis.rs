@@ -4,10 +4,7 @@
 //! server are separate crawls.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
-use common::RedisServer;
-use freshet_frontier::conformance::discovery;
+use freshet_frontier::conformance::{RedisServer, discovery};
 use freshet_frontier::{FrontierStore, Op, RedisOptions, RedisStore, StoreError};
 
 #[test]
