@@ -29,6 +29,18 @@ fn start_testweb(runtime: &tokio::runtime::Runtime) -> TestWeb {
 }
 
 fn crawl_args(web: &TestWeb, data: &Path, resume: bool, slots_per_host: u32) -> Vec<String> {
+    crawl_args_with(web, data, resume, slots_per_host, None)
+}
+
+/// [`crawl_args`] with the frontier in Redis at `store` (given to the first run only: the
+/// resumed runs read it from crawl.toml).
+fn crawl_args_with(
+    web: &TestWeb,
+    data: &Path,
+    resume: bool,
+    slots_per_host: u32,
+    store: Option<&str>,
+) -> Vec<String> {
     let mut args = vec!["crawl".to_owned()];
     if slots_per_host > 1 {
         args.extend(["--max-in-flight-per-host".into(), slots_per_host.to_string()]);
@@ -45,6 +57,9 @@ fn crawl_args(web: &TestWeb, data: &Path, resume: bool, slots_per_host: u32) -> 
     // crawl.toml).
     if !resume {
         args.extend(["--resolve".into(), "*.web.test=127.0.0.1".into()]);
+        if let Some(store) = store {
+            args.extend(["--store".into(), store.to_owned(), "--store-prefix".into(), "killed".into()]);
+        }
     }
     args
 }
@@ -112,9 +127,26 @@ fn a_crawl_with_several_slots_per_host_killed_repeats_at_most_its_slots() {
     killed_and_resumed(3);
 }
 
+/// The same with the frontier in Redis (a server of the test's own, syncing every write): a
+/// killed crawler's connection closes, its prefix is taken over by the resumed one, and
+/// nothing it committed is lost.
+#[test]
+fn a_crawl_with_its_frontier_in_redis_killed_at_any_moment_resumes_without_losing_or_repeating_pages() {
+    let server = freshet_frontier::conformance::RedisServer::start();
+    killed_and_resumed_with(1, Some(&server.url));
+    let mut connection = server.connect().unwrap();
+    let pages: u64 = redis::cmd("HLEN").arg("{killed}:pages").query(&mut connection).unwrap();
+    assert!(pages > 0, "the frontier was in Redis");
+}
+
 /// Kills a crawl of the test web three times and resumes it: every allowed page fetched, at
 /// most `slots_per_host` pages per host and kill fetched again, the delay kept (one slot).
 fn killed_and_resumed(slots_per_host: u32) {
+    killed_and_resumed_with(slots_per_host, None);
+}
+
+/// [`killed_and_resumed`] with the frontier in Redis at `store`, if given.
+fn killed_and_resumed_with(slots_per_host: u32, store: Option<&str>) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let web = start_testweb(&runtime);
     let allowed = allowed_paths(&web);
@@ -127,7 +159,7 @@ fn killed_and_resumed(slots_per_host: u32) {
         seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         let kill_after = page_lines(data.path()).len() + 5 + (seed >> 33) % 30;
         let mut child = Command::new(env!("CARGO_BIN_EXE_freshet"))
-            .args(crawl_args(&web, data.path(), round > 0, slots_per_host))
+            .args(crawl_args_with(&web, data.path(), round > 0, slots_per_host, store))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
