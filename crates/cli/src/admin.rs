@@ -159,15 +159,36 @@ fn unix_now() -> f64 {
         .map_or(0.0, |since| since.as_secs_f64())
 }
 
-/// Opens the frontier store of the stopped crawl in `data`.
-fn open_stopped(data: &Path) -> anyhow::Result<inspect::RedbStore> {
-    inspect::open_store(data).map_err(|error| match error {
+/// Opens the frontier store of the stopped crawl in `data`: `DIR/frontier.redb`, or the Redis
+/// prefix its `crawl.toml` names.
+fn open_stopped(data: &Path) -> anyhow::Result<Box<dyn inspect::FrontierStore>> {
+    let kept = data.join("crawl.toml");
+    if kept.is_file() {
+        let settings = crate::crawl_settings::CrawlSettings::read(&kept)?;
+        if let Some(url) = settings.store.filter(|store| store.starts_with("redis://")) {
+            let mut options = freshet_crawl::RedisOptions::new(url);
+            if let Some(prefix) = settings.store_prefix {
+                options.prefix = prefix;
+            }
+            let (url, prefix) = (options.url.clone(), options.prefix.clone());
+            let store = inspect::RedisStore::open(options).with_context(|| {
+                format!(
+                    "reading the crawl of {} in Redis at {url}, prefix {prefix:?} (a crawl running on it \
+                     holds the prefix: ask that crawl with --server)",
+                    data.display()
+                )
+            })?;
+            return Ok(Box::new(store));
+        }
+    }
+    let store = inspect::open_store(data).map_err(|error| match error {
         InspectError::Open { .. } => anyhow::Error::new(error).context(format!(
             "reading the crawl in {} (a crawl running on it holds its store: ask that crawl with --server)",
             data.display()
         )),
         error => anyhow::Error::new(error),
-    })
+    })?;
+    Ok(Box::new(store))
 }
 
 /// The Unix time `at` seen from `now`, in words: "in 12.0 s", "12.0 s ago".

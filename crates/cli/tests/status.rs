@@ -1,6 +1,7 @@
 //! `freshet status` and `freshet explain` against a running `freshet crawl --listen`, and the
 //! Prometheus endpoint it serves; the same two commands on the stopped crawl's `--data`
-//! directory; and the clear errors when no crawl listens or none is stored.
+//! directory (its frontier in redb or in Redis); and the clear errors when no crawl listens or
+//! none is stored.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -194,4 +195,63 @@ fn status_without_a_crawl_says_what_to_run() {
     let output = freshet_in(dir.path(), &["status", "--server", "127.0.0.1:9"], None);
     assert!(!output.status.success());
     assert!(stderr(&output).contains("freshet crawl --listen"), "{}", stderr(&output));
+}
+
+/// A stopped crawl whose frontier is in Redis: `--data` finds the server and prefix in the
+/// crawl's `crawl.toml` and reads the frontier there, as it reads `frontier.redb`.
+#[test]
+fn status_and_explain_read_a_stopped_crawl_from_redis() {
+    let redis = freshet_frontier::conformance::RedisServer::start();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let config = ServerConfig {
+        web: WebConfig { hosts: 2, pages: 30, ..WebConfig::default() },
+        ..ServerConfig::default()
+    };
+    let web = runtime
+        .block_on(TestWeb::start("127.0.0.1:0".parse().unwrap(), config, Arc::new(SystemClock::new())))
+        .unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let crawl_dir = data.path().join("crawl").display().to_string();
+    let root = web.url("h0.web.test", "/");
+    let mut args = vec![
+        "crawl",
+        &root,
+        "--data",
+        &crawl_dir,
+        "--scope",
+        "domain",
+        "--delay",
+        "0.01",
+        "--revisit",
+        "once",
+        "--allow-private",
+        "--store",
+        &redis.url,
+        "--store-prefix",
+        "stopped",
+    ];
+    let resolves: Vec<String> = web.host_names().iter().map(|host| format!("{host}=127.0.0.1")).collect();
+    for resolve in &resolves {
+        args.extend(["--resolve", resolve]);
+    }
+    assert_success(&freshet_in(data.path(), &args, None));
+    runtime.block_on(web.shutdown()).unwrap();
+    assert!(!data.path().join("crawl").join("frontier.redb").exists());
+
+    let log = std::fs::read_to_string(data.path().join("crawl").join("crawl.jsonl")).unwrap();
+    let fetched: std::collections::HashSet<String> = log
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|line| line["kind"] == "page")
+        .map(|line| line["url"].as_str().unwrap().to_owned())
+        .collect();
+    let status = freshet_in(data.path(), &["status", "--data", &crawl_dir, "--json"], None);
+    assert_success(&status);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&status)).unwrap();
+    assert_eq!(report["fetched"].as_u64().unwrap(), fetched.len() as u64, "{report}");
+    assert_eq!(report["hosts"].as_u64().unwrap(), 2, "{report}");
+    let explain = freshet_in(data.path(), &["explain", &root, "--data", &crawl_dir, "--json"], None);
+    assert_success(&explain);
+    let page: serde_json::Value = serde_json::from_str(&stdout(&explain)).unwrap();
+    assert_eq!(page["url"], root.as_str(), "{page}");
 }

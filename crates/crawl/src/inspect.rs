@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-pub use freshet_frontier::RedbStore;
-use freshet_frontier::{FrontierStore, PageState, StoreError};
+pub use freshet_frontier::{FrontierStore, RedbStore, RedisStore};
+use freshet_frontier::{PageState, StoreError};
 use freshet_schedule::online::HostId;
 use serde::Serialize;
 
