@@ -170,6 +170,7 @@ fn open_stopped(data: &Path) -> anyhow::Result<Box<dyn inspect::FrontierStore>> 
             if let Some(prefix) = settings.store_prefix {
                 options.prefix = prefix;
             }
+            options.require_fsync = settings.store_require_fsync.unwrap_or(options.require_fsync);
             let (url, prefix) = (options.url.clone(), options.prefix.clone());
             let store = inspect::RedisStore::open(options).with_context(|| {
                 format!(

@@ -108,6 +108,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) store_cache_bytes: Option<u64>,
     pub(crate) store: Option<String>,
     pub(crate) store_prefix: Option<String>,
+    pub(crate) store_require_fsync: Option<bool>,
     pub(crate) warc_file_bytes: Option<u64>,
     pub(crate) warc_gzip_level: Option<u32>,
     pub(crate) duplicate_index_entries: Option<u64>,
@@ -175,7 +176,7 @@ impl CrawlSettings {
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
             back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
             first_byte_timeout, keep_alive, timeout, max_body_bytes, max_redirects, allow_private, resolve,
-            store_cache_bytes, store, store_prefix, warc_file_bytes, warc_gzip_level, duplicate_index_entries,
+            store_cache_bytes, store, store_prefix, store_require_fsync, warc_file_bytes, warc_gzip_level, duplicate_index_entries,
             near_duplicate_index_entries, listen,
         );
         Self { seeds, ..merged }
@@ -412,6 +413,7 @@ impl CrawlSettings {
             if let Some(prefix) = &self.store_prefix {
                 options.prefix.clone_from(prefix);
             }
+            options.require_fsync = self.store_require_fsync.unwrap_or(options.require_fsync);
             config.store = freshet_crawl::StoreEngine::Redis(options);
         }
         if let Some(bytes) = self.store_cache_bytes {
@@ -536,6 +538,7 @@ mod tests {
             store_cache_bytes: Some(1 << 30),
             store: Some("redis://127.0.0.1:6379/0".into()),
             store_prefix: Some("crawl-1".into()),
+            store_require_fsync: Some(true),
             warc_file_bytes: Some(1 << 30),
             warc_gzip_level: Some(6),
             duplicate_index_entries: Some(1 << 22),
@@ -554,7 +557,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 50);
+        assert_eq!(all.len(), 51);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use common::{assert_success, freshet_in, stderr, stdout};
+use common::{assert_success, freshet_in, stderr, stdout, write};
 use freshet_crawl::{LogKind, LogLine};
 use freshet_testweb::{ServerConfig, SystemClock, TestWeb, Web, WebConfig};
 
@@ -431,4 +431,46 @@ fn a_config_file_sets_up_the_crawl_and_a_resume_keeps_its_settings() {
     );
     assert!(!folder.path().join("elsewhere").exists());
     runtime.block_on(web.shutdown()).unwrap();
+}
+
+/// A Redis server that does not sync every write is refused, naming the setting that accepts
+/// it; with `store-require-fsync = false` in a config file the crawl runs on it.
+#[test]
+fn a_redis_store_that_would_lose_commits_is_refused_unless_accepted() {
+    let redis = freshet_frontier::conformance::RedisServer::with(&["--appendonly", "no"]);
+    let data = tempfile::tempdir().unwrap();
+    let crawl_dir = data.path().join("crawl").display().to_string();
+    let refused = freshet_in(
+        data.path(),
+        &["crawl", "http://127.0.0.1:9/", "--data", &crawl_dir, "--allow-private", "--store", &redis.url],
+        None,
+    );
+    assert!(!refused.status.success());
+    let message = stderr(&refused);
+    assert!(
+        message.contains("appendonly \"no\"") && message.contains("store-require-fsync = false"),
+        "{message}"
+    );
+    let config = write(data.path(), "accept.toml", "store-require-fsync = false\n");
+    let accepted = freshet_in(
+        data.path(),
+        &[
+            "crawl",
+            "http://127.0.0.1:9/",
+            "--data",
+            &crawl_dir,
+            "--allow-private",
+            "--store",
+            &redis.url,
+            "--config",
+            &config,
+            "--duration",
+            "1",
+        ],
+        None,
+    );
+    assert_success(&accepted);
+    let mut connection = redis.connect().unwrap();
+    let pages: u64 = redis::cmd("HLEN").arg("{freshet}:pages").query(&mut connection).unwrap();
+    assert_eq!(pages, 1, "the seed, stored in Redis");
 }

@@ -164,7 +164,8 @@ impl RedisStore {
                     format!(
                         "{} syncs its append-only file with appendonly {:?}, appendfsync {:?}: a commit \
                          could be lost with the machine; start it with --appendonly yes --appendfsync \
-                         always (or turn require_fsync off)",
+                         always, or accept that risk (require_fsync off: a crawl's store-require-fsync \
+                         = false)",
                         options.url,
                         setting("appendonly"),
                         setting("appendfsync")
