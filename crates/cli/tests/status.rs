@@ -13,6 +13,16 @@ use std::sync::Arc;
 use common::{assert_success, freshet_in, stderr, stdout};
 use freshet_testweb::{ServerConfig, SystemClock, TestWeb, WebConfig};
 
+/// The URLs of the crawl log's page lines in `crawl_dir`.
+fn fetched_urls(crawl_dir: &std::path::Path) -> std::collections::HashSet<String> {
+    let log = std::fs::read_to_string(crawl_dir.join("crawl.jsonl")).unwrap();
+    log.lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|line| line["kind"] == "page")
+        .map(|line| line["url"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 #[test]
 fn status_and_explain_read_a_running_crawl() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
@@ -119,13 +129,7 @@ fn status_and_explain_read_a_running_crawl() {
     runtime.block_on(web.shutdown()).unwrap();
 
     // Stopped: `--data` reads the frontier, which agrees with the crawl log.
-    let log = std::fs::read_to_string(data.path().join("crawl").join("crawl.jsonl")).unwrap();
-    let fetched: std::collections::HashSet<String> = log
-        .lines()
-        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
-        .filter(|line| line["kind"] == "page")
-        .map(|line| line["url"].as_str().unwrap().to_owned())
-        .collect();
+    let fetched = fetched_urls(&data.path().join("crawl"));
     let status = freshet_in(data.path(), &["status", "--data", &crawl_dir, "--json"], None);
     assert_success(&status);
     let report: serde_json::Value = serde_json::from_str(&stdout(&status)).unwrap();
@@ -238,13 +242,7 @@ fn status_and_explain_read_a_stopped_crawl_from_redis() {
     runtime.block_on(web.shutdown()).unwrap();
     assert!(!data.path().join("crawl").join("frontier.redb").exists());
 
-    let log = std::fs::read_to_string(data.path().join("crawl").join("crawl.jsonl")).unwrap();
-    let fetched: std::collections::HashSet<String> = log
-        .lines()
-        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
-        .filter(|line| line["kind"] == "page")
-        .map(|line| line["url"].as_str().unwrap().to_owned())
-        .collect();
+    let fetched = fetched_urls(&data.path().join("crawl"));
     let status = freshet_in(data.path(), &["status", "--data", &crawl_dir, "--json"], None);
     assert_success(&status);
     let report: serde_json::Value = serde_json::from_str(&stdout(&status)).unwrap();

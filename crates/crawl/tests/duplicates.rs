@@ -7,16 +7,15 @@
 
 mod common;
 
-use common::{read_log, warc_files, warcio_check};
+use common::{crawl, one_pass_config, read_log, warc_files, warcio_check};
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use freshet_crawl::{CrawlConfig, CrawlSummary, Crawler, LogKind, LogLine, Revisit, StopReason};
+use freshet_crawl::{CrawlConfig, LogKind, LogLine, Revisit, StopReason};
 use freshet_warc::WarcReader;
 
 /// A site whose pages share bodies: `/same/1`, `/same/2` and `/same/3` serve one body (which
@@ -78,19 +77,8 @@ impl Site {
     }
 
     fn config(&self, data: &Path, seed: &str) -> CrawlConfig {
-        let mut config = CrawlConfig::new(data);
-        config.seeds = vec![freshet_url::canonicalize(&self.url(seed)).unwrap()];
-        config.delay = Duration::from_millis(20);
-        config.revisit = Revisit::Once;
-        config.fetch.allow_private = true;
-        config.fetch.user_agent = "freshet-test/0.1".into();
-        config.fetch.resolve = vec![("localhost".into(), IpAddr::V4(Ipv4Addr::LOCALHOST))];
-        config
+        one_pass_config(data, &[self.url(seed)])
     }
-}
-
-async fn crawl(config: CrawlConfig) -> CrawlSummary {
-    Crawler::open(config).unwrap().run(std::future::pending()).await.unwrap()
 }
 
 /// One `response` or `revisit` record, as read back.

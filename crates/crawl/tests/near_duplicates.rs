@@ -7,13 +7,11 @@
 
 mod common;
 
-use common::{read_log, warcio_check};
+use common::{crawl, one_pass_config, read_log, warcio_check};
 
-use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
-use std::time::Duration;
 
-use freshet_crawl::{CrawlConfig, CrawlSummary, Crawler, LogKind, LogLine, Revisit};
+use freshet_crawl::{CrawlConfig, LogKind, LogLine};
 
 /// Words enough for a SimHash that means something (a few hundred), the same for `/a` and `/b`.
 fn article(topic: &str) -> String {
@@ -60,18 +58,7 @@ async fn start() -> String {
 }
 
 fn config(data: &Path, seeds: &[String]) -> CrawlConfig {
-    let mut config = CrawlConfig::new(data);
-    config.seeds = seeds.iter().map(|seed| freshet_url::canonicalize(seed).unwrap()).collect();
-    config.delay = Duration::from_millis(20);
-    config.revisit = Revisit::Once;
-    config.fetch.allow_private = true;
-    config.fetch.user_agent = "freshet-test/0.1".into();
-    config.fetch.resolve = vec![("localhost".into(), IpAddr::V4(Ipv4Addr::LOCALHOST))];
-    config
-}
-
-async fn crawl(config: CrawlConfig) -> CrawlSummary {
-    Crawler::open(config).unwrap().run(std::future::pending()).await.unwrap()
+    one_pass_config(data, seeds)
 }
 
 /// Each page line's path (query left out) and what its detail says of a near-duplicate.

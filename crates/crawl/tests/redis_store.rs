@@ -6,16 +6,12 @@
 
 mod common;
 
-use common::{read_log, warcio_check};
+use common::{crawl, one_pass_config, read_log, warcio_check};
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
-use std::time::Duration;
 
-use freshet_crawl::{
-    CrawlConfig, CrawlError, CrawlSummary, Crawler, LogKind, RedisOptions, Revisit, StoreEngine,
-};
+use freshet_crawl::{CrawlConfig, CrawlError, Crawler, LogKind, RedisOptions, StoreEngine};
 use freshet_frontier::conformance::RedisServer;
 
 /// `/` links `/1` … `/6`.
@@ -36,20 +32,10 @@ async fn site() -> String {
 }
 
 fn config(data: &Path, base: &str, redis: &RedisServer, prefix: &str) -> CrawlConfig {
-    let mut config = CrawlConfig::new(data);
-    config.seeds = vec![freshet_url::canonicalize(&format!("{base}/")).unwrap()];
-    config.delay = Duration::from_millis(10);
-    config.revisit = Revisit::Once;
-    config.fetch.allow_private = true;
-    config.fetch.user_agent = "freshet-test/0.1".into();
-    config.fetch.resolve = vec![("localhost".into(), IpAddr::V4(Ipv4Addr::LOCALHOST))];
+    let mut config = one_pass_config(data, &[format!("{base}/")]);
     config.store =
         StoreEngine::Redis(RedisOptions { prefix: prefix.into(), ..RedisOptions::new(redis.url.clone()) });
     config
-}
-
-async fn crawl(config: CrawlConfig) -> CrawlSummary {
-    Crawler::open(config).unwrap().run(std::future::pending()).await.unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

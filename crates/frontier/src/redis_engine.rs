@@ -105,6 +105,16 @@ fn refused(action: &'static str, message: String) -> StoreError {
     StoreError::Engine { engine: "redis", action, source: message.into() }
 }
 
+/// One field of a hash, as bytes (`None`: absent).
+fn hget(
+    connection: &mut Connection,
+    key: &str,
+    field: &[u8],
+    action: &'static str,
+) -> Result<Option<Vec<u8>>> {
+    redis::cmd("HGET").arg(key).arg(field).query(connection).map_err(engine(action))
+}
+
 fn id_key(id: u32) -> [u8; 4] {
     id.to_be_bytes()
 }
@@ -434,7 +444,7 @@ impl<'a> RedisTables<'a> {
     }
 
     fn get_bytes(&mut self, key: &str, field: &[u8], action: &'static str) -> Result<Option<Vec<u8>>> {
-        redis::cmd("HGET").arg(key).arg(field).query(self.connection).map_err(engine(action))
+        hget(self.connection, key, field, action)
     }
 }
 
@@ -599,21 +609,13 @@ impl FrontierStore for RedisStore {
     }
 
     fn page(&self, page: PageId) -> Result<Option<StoredPage>> {
-        let value: Option<Vec<u8>> = redis::cmd("HGET")
-            .arg(&self.keys.pages)
-            .arg(&id_key(page.0)[..])
-            .query(&mut *self.connection.borrow_mut())
-            .map_err(engine("read pages"))?;
+        let value = hget(&mut self.connection.borrow_mut(), &self.keys.pages, &id_key(page.0), "read pages")?;
         let row = value.map(|bytes| decode_page(page.0, &bytes)).transpose()?;
         Ok(row.map(|row| StoredPage { id: page, url: row.url, record: row.record }))
     }
 
     fn lookup(&self, url: &str) -> Result<Option<PageId>> {
-        let value: Option<Vec<u8>> = redis::cmd("HGET")
-            .arg(&self.keys.urls)
-            .arg(url)
-            .query(&mut *self.connection.borrow_mut())
-            .map_err(engine("read urls"))?;
+        let value = hget(&mut self.connection.borrow_mut(), &self.keys.urls, url.as_bytes(), "read urls")?;
         Ok(value.map(|bytes| decode_ids(&bytes, "urls")).transpose()?.map(|(page, _)| PageId(page)))
     }
 
@@ -630,20 +632,13 @@ impl FrontierStore for RedisStore {
     }
 
     fn host(&self, host: HostId) -> Result<Option<HostRecord>> {
-        let value: Option<Vec<u8>> = redis::cmd("HGET")
-            .arg(&self.keys.hosts)
-            .arg(&id_key(host.0)[..])
-            .query(&mut *self.connection.borrow_mut())
-            .map_err(engine("read hosts"))?;
+        let value = hget(&mut self.connection.borrow_mut(), &self.keys.hosts, &id_key(host.0), "read hosts")?;
         value.map(|bytes| decode_host(host.0, &bytes)).transpose()
     }
 
     fn host_by_key(&self, key: &str) -> Result<Option<HostId>> {
-        let value: Option<Vec<u8>> = redis::cmd("HGET")
-            .arg(&self.keys.host_keys)
-            .arg(key)
-            .query(&mut *self.connection.borrow_mut())
-            .map_err(engine("read host_keys"))?;
+        let value =
+            hget(&mut self.connection.borrow_mut(), &self.keys.host_keys, key.as_bytes(), "read host_keys")?;
         Ok(value.map(|bytes| decode_id(&bytes, "host_keys")).transpose()?.map(HostId))
     }
 

@@ -1,10 +1,14 @@
-//! What the crawl's end-to-end tests read back from a crawl's data directory: the crawl log,
+//! What the crawl's end-to-end tests share: a one-pass crawl of a local site, and what they
+//! read back from a crawl's data directory: the crawl log,
 //! the WARC files, and `warcio check` of each (an independent reader's verdict).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use freshet_crawl::LogLine;
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
+use freshet_crawl::{CrawlConfig, CrawlSummary, Crawler, LogLine, Revisit};
 
 /// The lines of `DIR/crawl.jsonl`.
 pub(crate) fn read_log(data: &Path) -> Vec<LogLine> {
@@ -31,4 +35,25 @@ pub(crate) fn warcio_check(data: &Path) {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(output.status.success() && stderr.trim().is_empty(), "warcio check {file:?}: {stderr}");
     }
+}
+
+/// A one-pass crawl of a site on 127.0.0.1 from `seeds` (20 ms between a host's requests):
+/// the setup of the tests that serve a small site of their own. (Not every test file that
+/// includes this module uses it.)
+#[allow(dead_code)]
+pub(crate) fn one_pass_config(data: &Path, seeds: &[String]) -> CrawlConfig {
+    let mut config = CrawlConfig::new(data);
+    config.seeds = seeds.iter().map(|seed| freshet_url::canonicalize(seed).unwrap()).collect();
+    config.delay = Duration::from_millis(20);
+    config.revisit = Revisit::Once;
+    config.fetch.allow_private = true;
+    config.fetch.user_agent = "freshet-test/0.1".into();
+    config.fetch.resolve = vec![("localhost".into(), IpAddr::V4(Ipv4Addr::LOCALHOST))];
+    config
+}
+
+/// Opens a crawl and runs it to its end.
+#[allow(dead_code)]
+pub(crate) async fn crawl(config: CrawlConfig) -> CrawlSummary {
+    Crawler::open(config).unwrap().run(std::future::pending()).await.unwrap()
 }
