@@ -326,6 +326,7 @@ mod tests {
             discovered_from: None,
             due,
             redirect_trail: Vec::new(),
+            metadata: Vec::new(),
         })
     }
 

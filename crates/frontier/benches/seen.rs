@@ -223,6 +223,7 @@ fn discovery(i: u64, hosts: u64, buffer: &mut String) -> Op {
         discovered_from: Some(PageId(0)),
         due: 0.0,
         redirect_trail: Vec::new(),
+        metadata: Vec::new(),
     })
 }
 

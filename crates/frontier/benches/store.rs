@@ -41,6 +41,7 @@ fn discovery(i: usize) -> Op {
         discovered_from: Some(PageId(0)),
         due: 0.0,
         redirect_trail: Vec::new(),
+        metadata: Vec::new(),
     })
 }
 

@@ -98,6 +98,7 @@ pub(crate) fn apply_batch(tables: &mut impl Tables, batch: &[Op]) -> Result<Comm
             Op::Release { page, next_due } => release(tables, &mut meta, index, *page, *next_due)?,
             Op::Remove(page) => remove(tables, &mut meta, index, *page)?,
             Op::SetHost { host, politeness } => set_host(tables, index, *host, *politeness)?,
+            Op::SetMetadata { page, metadata } => set_metadata(tables, index, *page, metadata)?,
         }
     }
     tables.put_meta(&meta)?;
@@ -174,6 +175,7 @@ fn discover(
         fingerprint: Vec::new(),
         estimator: Vec::new(),
         redirect_trail: discovery.redirect_trail.clone(),
+        metadata: discovery.metadata.clone(),
     };
     tables.put_url(&discovery.url, page, host.0)?;
     tables.put_page(page, PageRow { url: discovery.url.clone(), record })?;
@@ -251,4 +253,10 @@ fn set_host(tables: &mut impl Tables, op: usize, host: HostId, politeness: HostP
     let mut record = tables.host(host.0)?.ok_or(StoreError::UnknownHost { op, host })?;
     record.politeness = politeness;
     tables.put_host(&record)
+}
+
+fn set_metadata(tables: &mut impl Tables, op: usize, page: PageId, metadata: &[u8]) -> Result<()> {
+    let mut row = existing(tables, op, page)?;
+    metadata.clone_into(&mut row.record.metadata);
+    tables.put_page(page.0, row)
 }

@@ -29,6 +29,10 @@ pub struct Discovery {
     /// resumed mid-chain still sees a loop or one hop too many (see
     /// [`PageRecord::redirect_trail`](crate::PageRecord::redirect_trail)).
     pub redirect_trail: Vec<String>,
+    /// The caller's metadata for a new page (see
+    /// [`PageRecord::metadata`](crate::PageRecord::metadata)); ignored for a URL already held,
+    /// as every other field is.
+    pub metadata: Vec<u8>,
 }
 
 /// What a finished fetch leaves in the record (URLFrontier's `KnownURLItem`). The record's
@@ -90,6 +94,14 @@ pub enum Op {
         /// Its politeness from now on.
         politeness: HostPoliteness,
     },
+    /// Replaces a page's metadata (URLFrontier's `KnownURLItem` carries the crawler's latest),
+    /// whatever its state. Errors: [`StoreError::UnknownPage`].
+    SetMetadata {
+        /// The page.
+        page: PageId,
+        /// Its metadata from now on (see [`PageRecord::metadata`](crate::PageRecord::metadata)).
+        metadata: Vec<u8>,
+    },
 }
 
 /// The answer to one [`Op::Discover`].
@@ -127,6 +139,7 @@ pub(crate) fn validate(index: usize, op: &Op) -> Result<()> {
             check.non_negative("weight", discovery.weight)?;
             check.non_negative("change_rate", discovery.change_rate)?;
             check.redirect_trail(&discovery.redirect_trail)?;
+            check.bytes("metadata", &discovery.metadata, limits::METADATA_BYTES)?;
             check.finite("due", discovery.due)
         }
         Op::Start(_) | Op::Remove(_) => Ok(()),
@@ -142,6 +155,7 @@ pub(crate) fn validate(index: usize, op: &Op) -> Result<()> {
             check.bytes("estimator", &completion.estimator, limits::ESTIMATOR_BYTES)
         }
         Op::Release { next_due, .. } => check.optional_time("next_due", *next_due),
+        Op::SetMetadata { metadata, .. } => check.bytes("metadata", metadata, limits::METADATA_BYTES),
         Op::SetHost { politeness, .. } => {
             check.non_negative("min_delay", politeness.min_delay)?;
             if politeness.max_rate.is_nan() || politeness.max_rate <= 0.0 {

@@ -13,7 +13,13 @@ use crate::record::{HostPoliteness, HostRecord, PageRecord, PageState};
 /// with any change. 2: the seen set is keyed by URL fingerprint (see `redb_engine`), a page keeps
 /// its redirect trail. 3: the seen set holds the pages below `meta`'s `merged_below` only, the
 /// others' entries are rebuilt from their page records on open (format 2 is upgraded on open).
-pub(crate) const FORMAT: u64 = 3;
+/// 4: a page may carry metadata, written after the other fields only when there is some, so
+/// that a format-3 record reads as a page without metadata (format 3 is upgraded on open by
+/// rewriting the format alone).
+pub(crate) const FORMAT: u64 = 4;
+
+/// The last format without page metadata: its records are read as they are.
+pub(crate) const FORMAT_WITHOUT_METADATA: u64 = 3;
 
 #[derive(Serialize)]
 struct PageOut<'a> {
@@ -91,11 +97,29 @@ pub(crate) fn encode_page(page: u32, row: &PageRow) -> Result<Vec<u8>> {
         estimator: &record.estimator,
         redirect_trail: &record.redirect_trail,
     };
-    postcard::to_stdvec(&out).map_err(|error| corrupt("pages", page, error))
+    let mut bytes = postcard::to_stdvec(&out).map_err(|error| corrupt("pages", page, error))?;
+    if !record.metadata.is_empty() {
+        // After the fields of format 3, only when present: the crawler's records (no metadata)
+        // keep their size, and a format-3 record is a record without metadata.
+        bytes = postcard::to_extend(record.metadata.as_slice(), bytes)
+            .map_err(|error| corrupt("pages", page, error))?;
+    }
+    Ok(bytes)
 }
 
 pub(crate) fn decode_page(page: u32, bytes: &[u8]) -> Result<PageRow> {
-    let input: PageIn = postcard::from_bytes(bytes).map_err(|error| corrupt("pages", page, error))?;
+    let (input, rest): (PageIn, &[u8]) =
+        postcard::take_from_bytes(bytes).map_err(|error| corrupt("pages", page, error))?;
+    let metadata = if rest.is_empty() {
+        Vec::new()
+    } else {
+        let (metadata, rest): (Vec<u8>, &[u8]) =
+            postcard::take_from_bytes(rest).map_err(|error| corrupt("pages", page, error))?;
+        if !rest.is_empty() {
+            return Err(corrupt("pages", page, format!("{} bytes after the record", rest.len())));
+        }
+        metadata
+    };
     let state = match input.state {
         0 => PageState::Discovered,
         1 => PageState::InFlight,
@@ -116,6 +140,7 @@ pub(crate) fn decode_page(page: u32, bytes: &[u8]) -> Result<PageRow> {
         fingerprint: input.fingerprint,
         estimator: input.estimator,
         redirect_trail: input.redirect_trail,
+        metadata,
     };
     Ok(PageRow { url: input.url, record })
 }
@@ -146,4 +171,54 @@ pub(crate) fn decode_host(host: u32, bytes: &[u8]) -> Result<HostRecord> {
         blocked_until: disk.blocked_until,
     };
     Ok(HostRecord { id: HostId(host), key: disk.key.to_owned(), politeness })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn row(metadata: &[u8]) -> PageRow {
+        let record = PageRecord {
+            host: HostId(3),
+            state: PageState::Fetched,
+            depth: 2,
+            discovered_from: Some(PageId(1)),
+            weight: 1.5,
+            change_rate: 0.25,
+            last_fetch: Some(10.0),
+            next_due: None,
+            etag: Some("\"e\"".into()),
+            last_modified: None,
+            fingerprint: vec![1, 2],
+            estimator: vec![3],
+            redirect_trail: vec!["https://h.test/r".into()],
+            metadata: metadata.to_vec(),
+        };
+        PageRow { url: "https://h.test/".into(), record }
+    }
+
+    /// Metadata is written after the other fields only when there is some: a record without
+    /// it has the bytes format 3 wrote, and each reads back as written.
+    #[test]
+    fn metadata_follows_the_record_only_when_present() {
+        let plain = encode_page(7, &row(b"")).unwrap();
+        let with = encode_page(7, &row(b"key=value")).unwrap();
+        assert_eq!(&with[..plain.len()], plain.as_slice());
+        assert_eq!(with.len(), plain.len() + 1 + b"key=value".len());
+        assert_eq!(decode_page(7, &plain).unwrap(), row(b""));
+        assert_eq!(decode_page(7, &with).unwrap(), row(b"key=value"));
+    }
+
+    /// Bytes past the metadata, or metadata cut short, are a corrupt record naming the page.
+    #[test]
+    fn bytes_after_the_metadata_are_corrupt() {
+        let mut bytes = encode_page(7, &row(b"abc")).unwrap();
+        bytes.push(0);
+        let error = decode_page(7, &bytes).unwrap_err();
+        assert!(matches!(&error, StoreError::Corrupt { table: "pages", key, .. } if key == "7"), "{error}");
+        bytes.truncate(bytes.len() - 2);
+        assert!(matches!(decode_page(7, &bytes), Err(StoreError::Corrupt { .. })));
+    }
 }

@@ -48,6 +48,7 @@ macro_rules! conformance_tests {
             large_batch_with_duplicates,
             store_rebuilds_the_scheduler,
             redirect_trail_is_kept_until_the_first_fetch,
+            metadata_is_kept_and_replaced,
         );
     };
     (@tests $make:expr; $($check:ident),* $(,)?) => {
@@ -73,6 +74,7 @@ pub fn discovery(url: &str, host: &str) -> Discovery {
         discovered_from: None,
         due: 0.0,
         redirect_trail: Vec::new(),
+        metadata: Vec::new(),
     }
 }
 
@@ -567,6 +569,46 @@ pub fn redirect_trail_is_kept_until_the_first_fetch<H: Harness>(harness: &mut H)
     };
     let error = store.commit(&[Op::Discover(bad)]).unwrap_err();
     assert!(matches!(error, StoreError::BadCharacter { op: 0, field: "redirect_trail", .. }), "{error:?}");
+}
+
+/// A page's metadata: set on discovery (a duplicate's is ignored), replaced by
+/// [`Op::SetMetadata`] in any state and through a fetch, kept across reopening, bounded.
+pub fn metadata_is_kept_and_replaced<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let first = Discovery { metadata: b"depth=1".to_vec(), ..discovery("http://h.test/m", "h.test") };
+    let plain = discovery("http://h.test/n", "h.test");
+    let report = store.commit(&[Op::Discover(first.clone()), Op::Discover(plain)]).unwrap();
+    let (page, plain_page) = (report.admissions[0].page, report.admissions[1].page);
+    let metadata_of = |store: &H::Store, page| store.page(page).unwrap().unwrap().record.metadata;
+    assert_eq!(metadata_of(&store, page), b"depth=1");
+    assert!(metadata_of(&store, plain_page).is_empty());
+
+    let again = Discovery { metadata: b"depth=9".to_vec(), ..first };
+    assert!(!store.commit(&[Op::Discover(again)]).unwrap().admissions[0].is_new);
+    assert_eq!(metadata_of(&store, page), b"depth=1", "a seen URL is left as it is");
+
+    store.commit(&[Op::Start(page), Op::SetMetadata { page, metadata: vec![0, 255, 7] }]).unwrap();
+    assert_eq!(store.page(page).unwrap().unwrap().record.state, PageState::InFlight);
+    store.commit(&[Op::Complete(completion(page, 5.0))]).unwrap();
+    let mut store = harness.reopen(store);
+    assert_eq!(metadata_of(&store, page), [0, 255, 7], "kept through a fetch and a reopen");
+    store.commit(&[Op::SetMetadata { page, metadata: Vec::new() }]).unwrap();
+    let mut store = harness.reopen(store);
+    assert!(metadata_of(&store, page).is_empty());
+
+    let largest = vec![b'x'; limits::METADATA_BYTES];
+    store.commit(&[Op::SetMetadata { page: plain_page, metadata: largest.clone() }]).unwrap();
+    let mut store = harness.reopen(store);
+    assert_eq!(metadata_of(&store, plain_page), largest);
+    let too_long = vec![b'x'; limits::METADATA_BYTES + 1];
+    let error = store.commit(&[Op::SetMetadata { page, metadata: too_long.clone() }]).unwrap_err();
+    assert!(matches!(error, StoreError::TooLong { op: 0, field: "metadata", .. }), "{error:?}");
+    let new = Discovery { metadata: too_long, ..discovery("http://h.test/o", "h.test") };
+    let error = store.commit(&[Op::Discover(new)]).unwrap_err();
+    assert!(matches!(error, StoreError::TooLong { op: 0, field: "metadata", .. }), "{error:?}");
+    let unknown = PageId(999);
+    let error = store.commit(&[Op::SetMetadata { page: unknown, metadata: Vec::new() }]).unwrap_err();
+    assert!(matches!(error, StoreError::UnknownPage { op: 0, .. }), "{error:?}");
 }
 
 /// A `redis-server` of a test's own, on a free 127.0.0.1 port, with its data in a temporary

@@ -65,6 +65,7 @@
 //!     discovered_from: None,
 //!     due: 0.0,
 //!     redirect_trail: Vec::new(),
+//!     metadata: Vec::new(),
 //! };
 //! let report = store.commit(&[Op::Discover(seed.clone()), Op::Discover(seed)])?;
 //! assert!(report.admissions[0].is_new);

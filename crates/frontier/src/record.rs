@@ -21,6 +21,9 @@ pub mod limits {
     /// URLs in a redirect trail (a crawler stops a chain long before: 20 hops is the most
     /// browsers follow, and the `fetch.max_redirects` default is lower).
     pub const REDIRECT_TRAIL: usize = 32;
+    /// A page's metadata, in bytes (a URLFrontier client's key/values, encoded by it): room for
+    /// the depth, status and source URL a crawler keeps, not for a page's content.
+    pub const METADATA_BYTES: usize = 64 * 1024;
 }
 
 /// Where a URL is in its life.
@@ -77,6 +80,10 @@ pub struct PageRecord {
     /// ([`Op::Complete`](crate::Op::Complete)): the chain has then moved on to the next target
     /// or ended.
     pub redirect_trail: Vec<String>,
+    /// What a client of the store keeps beside the page (URLFrontier's `metadata`, encoded by
+    /// the service); opaque bytes to the store, empty for the crawler's own pages. Set on
+    /// discovery and by [`Op::SetMetadata`](crate::Op::SetMetadata).
+    pub metadata: Vec<u8>,
 }
 
 /// A page as [`page`](crate::FrontierStore::page) and [`pages`](crate::FrontierStore::pages)

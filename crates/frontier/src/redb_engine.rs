@@ -48,7 +48,9 @@ use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, Tab
 
 use crate::apply::{Meta, PageRow, Tables, apply_batch, recover_in_flight};
 use crate::batch::{CommitReport, Op};
-use crate::codec::{FORMAT, decode_host, decode_page, encode_host, encode_page, page_url};
+use crate::codec::{
+    FORMAT, FORMAT_WITHOUT_METADATA, decode_host, decode_page, encode_host, encode_page, page_url,
+};
 use crate::error::{Result, StoreError};
 use crate::record::{Counts, HostRecord, StoredPage};
 use crate::seen::url_fingerprint;
@@ -203,6 +205,10 @@ impl RedbStore {
                     for key in MERGED_BELOW {
                         meta.insert(key, next_page.unwrap_or(0)).map_err(engine("write meta"))?;
                     }
+                    meta.insert("format", FORMAT).map_err(engine("write format"))?;
+                }
+                Some(FORMAT_WITHOUT_METADATA) => {
+                    // Its page records read as records without metadata.
                     meta.insert("format", FORMAT).map_err(engine("write format"))?;
                 }
                 Some(found) if found != FORMAT => {
@@ -691,6 +697,33 @@ mod tests {
             assert_eq!(meta.get(key).unwrap().map(|value| value.value()), Some(3), "{key}");
         }
         assert_eq!(store.unmerged_urls(), 1, "page 3 is rebuilt from its record");
+    }
+
+    /// A store of format 3 (pages without metadata) opens as it is: its records read as pages
+    /// without metadata, its format becomes the current one, and metadata can then be set.
+    #[test]
+    fn a_store_of_format_3_is_read_as_pages_without_metadata() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("frontier.redb");
+        {
+            let mut store = RedbStore::open(&path).unwrap();
+            store.commit(&[discover("https://h.test/a"), discover("https://h.test/b")]).unwrap();
+            let transaction = store.db.begin_write().unwrap();
+            transaction.open_table(META).unwrap().insert("format", FORMAT_WITHOUT_METADATA).unwrap();
+            transaction.commit().unwrap();
+        }
+        let mut store = RedbStore::open(&path).unwrap();
+        let page = store.page(PageId(1)).unwrap().unwrap();
+        assert_eq!(page.url, "https://h.test/b");
+        assert!(page.record.metadata.is_empty());
+        store.commit(&[Op::SetMetadata { page: PageId(1), metadata: b"m".to_vec() }]).unwrap();
+        drop(store);
+        let store = RedbStore::open(&path).unwrap();
+        assert_eq!(store.page(PageId(1)).unwrap().unwrap().record.metadata, b"m");
+        assert!(store.page(PageId(0)).unwrap().unwrap().record.metadata.is_empty());
+        let transaction = store.db.begin_read().unwrap();
+        let meta = transaction.open_table(META).unwrap();
+        assert_eq!(meta.get("format").unwrap().map(|value| value.value()), Some(FORMAT));
     }
 
     /// New URLs stay in memory until enough are held, then one fingerprint range at a time

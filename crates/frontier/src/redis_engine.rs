@@ -42,7 +42,7 @@ use redis::Connection;
 
 use crate::apply::{Meta, PageRow, Tables, apply_batch, recover_in_flight};
 use crate::batch::{CommitReport, Op};
-use crate::codec::{FORMAT, decode_host, decode_page, encode_host, encode_page};
+use crate::codec::{FORMAT, FORMAT_WITHOUT_METADATA, decode_host, decode_page, encode_host, encode_page};
 use crate::error::{Result, StoreError};
 use crate::record::{Counts, HostRecord, StoredPage};
 use crate::store::FrontierStore;
@@ -227,7 +227,8 @@ impl RedisStore {
             .query(&mut connection)
             .map_err(engine("read format"))?;
         match format {
-            None => redis::cmd("HSET")
+            // A store without metadata reads as it is (see `codec::FORMAT`).
+            None | Some(FORMAT_WITHOUT_METADATA) => redis::cmd("HSET")
                 .arg(&keys.meta)
                 .arg("format")
                 .arg(FORMAT)
@@ -342,7 +343,10 @@ impl<'a> RedisTables<'a> {
         let pages: Vec<u32> = batch
             .iter()
             .filter_map(|op| match op {
-                Op::Start(page) | Op::Remove(page) | Op::Release { page, .. } => Some(page.0),
+                Op::Start(page)
+                | Op::Remove(page)
+                | Op::Release { page, .. }
+                | Op::SetMetadata { page, .. } => Some(page.0),
                 Op::Complete(completion) => Some(completion.page.0),
                 _ => None,
             })

@@ -48,6 +48,7 @@ fn batch(k: u32) -> Vec<Op> {
                 discovered_from: None,
                 due: f64::from(k),
                 redirect_trail: Vec::new(),
+                metadata: Vec::new(),
             })
         })
         .collect();

@@ -816,6 +816,7 @@ impl Crawler {
             discovered_from: from,
             due: unix_now(),
             redirect_trail: Vec::new(),
+            metadata: Vec::new(),
         }));
         self.pending_urls.push(url);
         Ok(())
