@@ -1,0 +1,719 @@
+//! One crawl of the service: its store (durable: URLs, queues, metadata, schedule) and the
+//! queues in memory that answer `GetURLs` without reading the store. No gRPC here and no clock:
+//! every call takes `now` (seconds since the Unix epoch), so the tests drive time.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+
+use freshet_frontier::{
+    Completion, Discovery, FrontierStore, HostPoliteness, Op, PageRecord, PageState, StoredPage, limits,
+};
+use freshet_schedule::online::{HostId, PageId};
+
+use crate::error::{Result, ServiceError};
+
+/// How many URLs one store commit carries at most when a call touches many (a queue's or a
+/// crawl's deletion).
+const REMOVE_BATCH: usize = 10_000;
+
+/// How many page records one read of the store returns when a call scans them all.
+const SCAN_BATCH: usize = 10_000;
+
+/// A time that sorts (the store's times are finite `f64`s: the store refuses others).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Time(f64);
+
+impl Eq for Time {}
+
+impl PartialOrd for Time {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Time {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// One item of a `PutURLs` stream, checked and decoded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Put {
+    /// The URL, as the client sent it (compared byte for byte: the client canonicalises).
+    pub url: String,
+    /// Its queue key (the client's, or the URL's host when the client gave none).
+    pub key: String,
+    /// The client's metadata, encoded ([`crate::metadata`]).
+    pub metadata: Vec<u8>,
+    /// Discovered (added only if new) or known (always updated).
+    pub kind: PutKind,
+}
+
+/// What a [`Put`] says of its URL.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PutKind {
+    /// Found on a page or in a sitemap: added if the crawl does not hold it yet, served as soon
+    /// as its queue allows; ignored otherwise (URLFrontier's `DiscoveredURLItem`).
+    Discovered,
+    /// Processed by the client (URLFrontier's `KnownURLItem`): its lease ends, its metadata is
+    /// replaced, and it is served again from `refetch` on, or never when `None`.
+    Known {
+        /// Seconds since the epoch (`refetchable_from_date`; 0 on the wire is `None`).
+        refetch: Option<f64>,
+    },
+}
+
+/// A URL served by [`Crawl::get`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Served {
+    /// The URL.
+    pub url: String,
+    /// Its queue key.
+    pub key: String,
+    /// Its metadata, encoded.
+    pub metadata: Vec<u8>,
+}
+
+/// What `GetURLs` asks of one crawl.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GetRequest<'a> {
+    /// At most this many URLs in process per queue, counting those leased before (`None`: no
+    /// limit).
+    pub max_urls_per_queue: Option<u32>,
+    /// At most this many queues served (`None`: no limit).
+    pub max_queues: Option<u32>,
+    /// Only this queue.
+    pub key: Option<&'a str>,
+    /// How long each URL served stays leased (seconds).
+    pub lease: f64,
+}
+
+/// One crawl's counts (`GetStats`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueueStats {
+    /// URLs waiting in queues: scheduled, not leased (due now or later).
+    pub waiting: u64,
+    /// Of those, due now.
+    pub due: u64,
+    /// URLs leased (served and not yet reported).
+    pub in_process: u64,
+    /// URLs reported processed and not to be fetched again.
+    pub completed: u64,
+    /// Queues counted.
+    pub queues: u64,
+}
+
+/// Where a URL stands, as `GetURLStatus` reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UrlStatus {
+    /// The URL.
+    pub url: String,
+    /// Its queue key.
+    pub key: String,
+    /// Its metadata, encoded.
+    pub metadata: Vec<u8>,
+    /// Never reported processed: still a discovered URL.
+    pub discovered: bool,
+    /// When it is next served (seconds since the epoch); `None`: never again.
+    pub next_due: Option<f64>,
+}
+
+/// One queue in memory: its waiting URLs by due time, and its politeness.
+#[derive(Debug)]
+struct Queue {
+    key: String,
+    /// Scheduled URLs not leased, by due time then id (first discovered first).
+    waiting: BTreeSet<(Time, PageId)>,
+    in_process: u32,
+    /// Last time it served URLs.
+    last_served: Option<f64>,
+    /// Least time between two servings (`SetDelay`; stored as the host's `min_delay`).
+    delay: Option<f64>,
+    /// Serves nothing before (`BlockQueueUntil`; stored as the host's `blocked_until`).
+    blocked_until: Option<f64>,
+    /// Serves nothing once this many of its URLs have been reported (`SetCrawlLimit`).
+    limit: Option<u64>,
+    /// Its URLs reported processed at least once.
+    completed: u64,
+}
+
+impl Queue {
+    fn new(key: String, politeness: HostPoliteness) -> Self {
+        Self {
+            key,
+            waiting: BTreeSet::new(),
+            in_process: 0,
+            last_served: None,
+            delay: (politeness.min_delay > 0.0).then_some(politeness.min_delay),
+            blocked_until: politeness.blocked_until,
+            limit: None,
+            completed: 0,
+        }
+    }
+
+    fn due_now(&self, now: f64) -> bool {
+        self.waiting.first().is_some_and(|(due, _)| due.0 <= now)
+    }
+}
+
+/// A scheduled URL: its queue, when it is due, and its lease while it is served.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    queue: HostId,
+    due: f64,
+    leased_until: Option<f64>,
+}
+
+/// One crawl: its store and its queues.
+pub struct Crawl {
+    store: Box<dyn FrontierStore>,
+    queues: Vec<Queue>,
+    queue_ids: HashMap<String, HostId>,
+    /// Every URL with a due time (waiting or leased); URLs never to be served again are in the
+    /// store only.
+    scheduled: HashMap<PageId, Slot>,
+    /// Lease ends, earliest first; an entry whose slot no longer has that lease is stale.
+    leases: BinaryHeap<Reverse<(Time, PageId)>>,
+    /// The queue `get` looks at first: the one after the last it served (rotation).
+    cursor: usize,
+    /// `SetDelay` with an empty key: the delay of queues without their own.
+    default_delay: Option<f64>,
+}
+
+impl std::fmt::Debug for Crawl {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Crawl")
+            .field("queues", &self.queues.len())
+            .field("scheduled", &self.scheduled.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Crawl {
+    /// Opens a crawl on `store`: gives back what was in flight at a crash (nothing, unless the
+    /// store was also written by a crawler), then rebuilds the queues from the hosts and the
+    /// pages, in id order.
+    ///
+    /// # Errors
+    /// The store's.
+    pub fn open(mut store: Box<dyn FrontierStore>) -> Result<Self> {
+        store.recover()?;
+        let mut crawl = Self {
+            store,
+            queues: Vec::new(),
+            queue_ids: HashMap::new(),
+            scheduled: HashMap::new(),
+            leases: BinaryHeap::new(),
+            cursor: 0,
+            default_delay: None,
+        };
+        let mut after = None;
+        loop {
+            let hosts = crawl.store.hosts(after, SCAN_BATCH)?;
+            let Some(last) = hosts.last() else { break };
+            after = Some(last.id);
+            for host in hosts {
+                crawl.add_queue(host.id, host.key, host.politeness);
+            }
+        }
+        let mut after = None;
+        loop {
+            let pages = crawl.store.pages(after, SCAN_BATCH)?;
+            let Some(last) = pages.last() else { break };
+            after = Some(last.id);
+            for page in pages {
+                let queue = crawl.queue_mut(page.record.host)?;
+                if page.record.state == PageState::Fetched {
+                    queue.completed += 1;
+                }
+                if let Some(due) = page.record.next_due {
+                    crawl.schedule(page.id, page.record.host, due);
+                }
+            }
+        }
+        Ok(crawl)
+    }
+
+    fn add_queue(&mut self, id: HostId, key: String, politeness: HostPoliteness) {
+        let index = id.0 as usize;
+        if self.queues.len() <= index {
+            self.queues.resize_with(index + 1, || Queue::new(String::new(), HostPoliteness::default()));
+        }
+        self.queue_ids.insert(key.clone(), id);
+        self.queues[index] = Queue::new(key, politeness);
+    }
+
+    fn queue_mut(&mut self, id: HostId) -> Result<&mut Queue> {
+        self.queues.get_mut(id.0 as usize).ok_or(ServiceError::Inconsistent("a page of an unknown queue"))
+    }
+
+    fn schedule(&mut self, page: PageId, queue: HostId, due: f64) {
+        if let Some(queue) = self.queues.get_mut(queue.0 as usize) {
+            queue.waiting.insert((Time(due), page));
+        }
+        self.scheduled.insert(page, Slot { queue, due, leased_until: None });
+    }
+
+    /// Takes `page` out of its queue, waiting or leased.
+    fn unschedule(&mut self, page: PageId) {
+        let Some(slot) = self.scheduled.remove(&page) else { return };
+        let Some(queue) = self.queues.get_mut(slot.queue.0 as usize) else { return };
+        if slot.leased_until.is_some() {
+            queue.in_process = queue.in_process.saturating_sub(1);
+        } else {
+            queue.waiting.remove(&(Time(slot.due), page));
+        }
+    }
+
+    /// Ends the leases due by `now`: their URLs wait again, at their old due time (URLFrontier:
+    /// a URL not reported within `delay_requestable` is served again).
+    fn expire_leases(&mut self, now: f64) {
+        while let Some(Reverse((end, page))) = self.leases.peek().copied() {
+            if end.0 > now {
+                break;
+            }
+            self.leases.pop();
+            let Some(slot) = self.scheduled.get_mut(&page) else { continue };
+            if slot.leased_until != Some(end.0) {
+                continue;
+            }
+            slot.leased_until = None;
+            let slot = *slot;
+            if let Some(queue) = self.queues.get_mut(slot.queue.0 as usize) {
+                queue.in_process = queue.in_process.saturating_sub(1);
+                queue.waiting.insert((Time(slot.due), page));
+            }
+        }
+    }
+
+    /// Applies a chunk of `PutURLs` items as at most two commits (the discoveries, which also
+    /// give every known URL its id, then the known URLs' updates) and answers, for each item,
+    /// whether it is stored.
+    ///
+    /// # Errors
+    /// The store's: then nothing of the failed commit is stored, and the queues are as before it.
+    /// If the second commit fails, the first (discoveries) is kept, and the error says so by
+    /// [`PutError::discoveries_stored`].
+    pub fn put(&mut self, items: &[Put], now: f64) -> std::result::Result<(), PutError> {
+        let discoveries: Vec<Op> = items
+            .iter()
+            .map(|item| {
+                let metadata = match item.kind {
+                    PutKind::Discovered => item.metadata.clone(),
+                    // Its metadata is set by the update below, whether the URL is new or not.
+                    PutKind::Known { .. } => Vec::new(),
+                };
+                Op::Discover(Discovery {
+                    url: item.url.clone(),
+                    host: item.key.clone(),
+                    weight: 1.0,
+                    change_rate: 0.0,
+                    depth: 0,
+                    discovered_from: None,
+                    due: now,
+                    redirect_trail: Vec::new(),
+                    metadata,
+                })
+            })
+            .collect();
+        let report = self
+            .store
+            .commit(&discoveries)
+            .map_err(|error| PutError { error: error.into(), discoveries_stored: false })?;
+        for (id, key) in report.new_hosts {
+            self.add_queue(id, key, HostPoliteness::default());
+        }
+        let mut updates = Vec::new();
+        let mut known = Vec::new();
+        for (item, admission) in items.iter().zip(&report.admissions) {
+            match item.kind {
+                PutKind::Discovered => {
+                    if admission.is_new {
+                        self.schedule(admission.page, admission.host, now);
+                    }
+                }
+                PutKind::Known { refetch } => {
+                    let stored = self
+                        .store
+                        .page(admission.page)
+                        .map_err(|error| PutError { error: error.into(), discoveries_stored: true })?;
+                    let Some(stored) = stored else {
+                        let error = ServiceError::Inconsistent("a page admitted and not found");
+                        return Err(PutError { error, discoveries_stored: true });
+                    };
+                    updates.push(Op::Complete(completion(admission.page, &stored.record, now, refetch)));
+                    updates.push(Op::SetMetadata { page: admission.page, metadata: item.metadata.clone() });
+                    known.push((admission.page, admission.host, stored.record.state, refetch));
+                }
+            }
+        }
+        if updates.is_empty() {
+            return Ok(());
+        }
+        self.store
+            .commit(&updates)
+            .map_err(|error| PutError { error: error.into(), discoveries_stored: true })?;
+        let mut counted = std::collections::HashSet::new();
+        for (page, queue, state_before, refetch) in known {
+            self.unschedule(page);
+            if state_before != PageState::Fetched
+                && counted.insert(page)
+                && let Some(queue) = self.queues.get_mut(queue.0 as usize)
+            {
+                queue.completed += 1;
+            }
+            if let Some(due) = refetch {
+                self.schedule(page, queue, due);
+            }
+        }
+        Ok(())
+    }
+
+    /// Serves the URLs due by `now`: queues in rotation, from the one after the last served,
+    /// skipping those blocked, within their delay or at their crawl limit; from each, the
+    /// earliest due first, as many as `max_urls_per_queue` allows beside the URLs it has in
+    /// process. Each URL served is leased until `now + lease`.
+    ///
+    /// # Errors
+    /// The store's (reading the URLs served); the leases are then taken all the same, and end
+    /// by themselves.
+    pub fn get(&mut self, request: &GetRequest<'_>, now: f64) -> Result<Vec<Served>> {
+        self.expire_leases(now);
+        let count = self.queues.len();
+        let order: Vec<usize> = match request.key {
+            Some(key) => self.queue_ids.get(key).map(|id| id.0 as usize).into_iter().collect(),
+            None => (0..count).map(|offset| (self.cursor + offset) % count).collect(),
+        };
+        let mut pages = Vec::new();
+        let mut queues_served = 0;
+        for index in order {
+            if request.max_queues.is_some_and(|max| queues_served >= max) {
+                break;
+            }
+            let default_delay = self.default_delay;
+            let queue = &mut self.queues[index];
+            let delay = queue.delay.or(default_delay);
+            let waiting_delay = queue.last_served.zip(delay).is_some_and(|(last, delay)| now < last + delay);
+            if !queue.due_now(now)
+                || queue.blocked_until.is_some_and(|until| now < until)
+                || waiting_delay
+                || queue.limit.is_some_and(|limit| queue.completed >= limit)
+            {
+                continue;
+            }
+            let room =
+                request.max_urls_per_queue.map_or(u32::MAX, |max| max.saturating_sub(queue.in_process));
+            let mut taken = 0;
+            while taken < room {
+                let Some(&(due, page)) = queue.waiting.first() else { break };
+                if due.0 > now {
+                    break;
+                }
+                queue.waiting.pop_first();
+                pages.push(page);
+                taken += 1;
+            }
+            if taken == 0 {
+                continue;
+            }
+            queue.in_process += taken;
+            queue.last_served = Some(now);
+            queues_served += 1;
+            self.cursor = (index + 1) % count;
+        }
+        let lease_end = now + request.lease;
+        for &page in &pages {
+            if let Some(slot) = self.scheduled.get_mut(&page) {
+                slot.leased_until = Some(lease_end);
+                self.leases.push(Reverse((Time(lease_end), page)));
+            }
+        }
+        let mut served = Vec::with_capacity(pages.len());
+        for page in pages {
+            let Some(stored) = self.store.page(page)? else { continue };
+            let key = self.queues.get(stored.record.host.0 as usize).map(|queue| queue.key.clone());
+            served.push(Served {
+                url: stored.url,
+                key: key.unwrap_or_default(),
+                metadata: stored.record.metadata,
+            });
+        }
+        Ok(served)
+    }
+
+    /// The queue of `key`, if the crawl has one.
+    fn queue_id(&self, key: &str) -> Option<HostId> {
+        self.queue_ids.get(key).copied()
+    }
+
+    /// Counts for the queue `key`, or the whole crawl when `None` (`GetStats`).
+    #[must_use]
+    pub fn stats(&mut self, key: Option<&str>, now: f64) -> QueueStats {
+        self.expire_leases(now);
+        let mut stats = QueueStats::default();
+        let indices: Vec<usize> = match key {
+            Some(key) => self.queue_id(key).map(|id| id.0 as usize).into_iter().collect(),
+            None => (0..self.queues.len()).collect(),
+        };
+        for index in indices {
+            let queue = &self.queues[index];
+            stats.queues += 1;
+            stats.waiting += queue.waiting.len() as u64;
+            stats.due += queue.waiting.range(..(Time(now), PageId(u32::MAX))).count() as u64;
+            stats.in_process += u64::from(queue.in_process);
+            stats.completed += queue.completed;
+        }
+        stats
+    }
+
+    /// The queues' keys in the order of their creation, from `start`, at most `size`, and how
+    /// many there are in all; active queues only (URLs due now, not blocked) unless
+    /// `include_inactive` (`ListQueues`).
+    #[must_use]
+    pub fn queue_keys(
+        &mut self,
+        start: usize,
+        size: usize,
+        include_inactive: bool,
+        now: f64,
+    ) -> (Vec<String>, u64) {
+        self.expire_leases(now);
+        let active =
+            |queue: &Queue| queue.due_now(now) && !queue.blocked_until.is_some_and(|until| now < until);
+        let matching: Vec<&Queue> =
+            self.queues.iter().filter(|queue| include_inactive || active(queue)).collect();
+        let total = matching.len() as u64;
+        let keys = matching.into_iter().skip(start).take(size).map(|queue| queue.key.clone()).collect();
+        (keys, total)
+    }
+
+    /// Sets the least time between two servings of queue `key`, or of every queue without its
+    /// own when `key` is `None` (`SetDelay`). A queue's delay is stored with it; the default is
+    /// not (it lasts until the service stops).
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownQueue`], the store's.
+    pub fn set_delay(&mut self, key: Option<&str>, delay: f64) -> Result<()> {
+        let delay = (delay > 0.0).then_some(delay);
+        let Some(key) = key else {
+            self.default_delay = delay;
+            return Ok(());
+        };
+        let id = self.queue_id(key).ok_or_else(|| ServiceError::UnknownQueue(key.to_owned()))?;
+        let mut politeness = self.politeness(id)?;
+        politeness.min_delay = delay.unwrap_or(0.0);
+        self.store.commit(&[Op::SetHost { host: id, politeness }])?;
+        self.queue_mut(id)?.delay = delay;
+        Ok(())
+    }
+
+    /// Serves nothing from queue `key` before `until` (`None`: unblocks; `BlockQueueUntil`);
+    /// stored with the queue.
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownQueue`], the store's.
+    pub fn block_until(&mut self, key: &str, until: Option<f64>) -> Result<()> {
+        let id = self.queue_id(key).ok_or_else(|| ServiceError::UnknownQueue(key.to_owned()))?;
+        let mut politeness = self.politeness(id)?;
+        politeness.blocked_until = until;
+        self.store.commit(&[Op::SetHost { host: id, politeness }])?;
+        self.queue_mut(id)?.blocked_until = until;
+        Ok(())
+    }
+
+    /// Stops serving queue `key` once `limit` of its URLs have been reported processed (`None`:
+    /// no limit; `SetCrawlLimit`). Kept in memory only: it lasts until the service stops.
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownQueue`].
+    pub fn set_limit(&mut self, key: &str, limit: Option<u64>) -> Result<()> {
+        let id = self.queue_id(key).ok_or_else(|| ServiceError::UnknownQueue(key.to_owned()))?;
+        self.queue_mut(id)?.limit = limit;
+        Ok(())
+    }
+
+    fn politeness(&self, id: HostId) -> Result<HostPoliteness> {
+        let host =
+            self.store.host(id)?.ok_or(ServiceError::Inconsistent("a queue without its host record"))?;
+        Ok(host.politeness)
+    }
+
+    /// Forgets every URL of queue `key` (`DeleteQueue`); returns how many. The queue itself
+    /// stays (empty), with its politeness.
+    ///
+    /// # Errors
+    /// The store's; the URLs removed by the commits before the failing one stay removed.
+    pub fn delete_queue(&mut self, key: &str) -> Result<u64> {
+        let Some(id) = self.queue_id(key) else { return Ok(0) };
+        let mut removed = 0;
+        let mut batch = Vec::new();
+        let mut after = None;
+        loop {
+            let pages = self.store.pages(after, SCAN_BATCH)?;
+            let Some(last) = pages.last() else { break };
+            after = Some(last.id);
+            batch.extend(pages.iter().filter(|page| page.record.host == id).map(|page| page.id));
+            if batch.len() >= REMOVE_BATCH {
+                removed += self.remove_pages(&mut batch)?;
+            }
+        }
+        removed += self.remove_pages(&mut batch)?;
+        let queue = self.queue_mut(id)?;
+        queue.completed = 0;
+        Ok(removed)
+    }
+
+    fn remove_pages(&mut self, pages: &mut Vec<PageId>) -> Result<u64> {
+        let ops: Vec<Op> = pages.iter().map(|&page| Op::Remove(page)).collect();
+        self.store.commit(&ops)?;
+        for page in pages.drain(..) {
+            self.unschedule(page);
+        }
+        Ok(ops.len() as u64)
+    }
+
+    /// Where `url` stands (`GetURLStatus`); `None` if the crawl does not hold it.
+    ///
+    /// # Errors
+    /// The store's.
+    pub fn status(&self, url: &str) -> Result<Option<UrlStatus>> {
+        let Some(page) = self.store.lookup(url)? else { return Ok(None) };
+        let Some(stored) = self.store.page(page)? else { return Ok(None) };
+        Ok(Some(self.url_status(stored)))
+    }
+
+    fn url_status(&self, stored: StoredPage) -> UrlStatus {
+        let key = self.queues.get(stored.record.host.0 as usize).map(|queue| queue.key.clone());
+        UrlStatus {
+            url: stored.url,
+            key: key.unwrap_or_default(),
+            metadata: stored.record.metadata,
+            discovered: stored.record.state != PageState::Fetched,
+            next_due: stored.record.next_due,
+        }
+    }
+
+    /// Calls `visit` on every URL of the crawl in the order of discovery, of queue `key` if
+    /// given, whose URL `filter` accepts; stops when `visit` returns `false` (`ListURLs`,
+    /// `CountURLs`).
+    ///
+    /// # Errors
+    /// The store's.
+    pub fn scan(
+        &self,
+        key: Option<&str>,
+        filter: &UrlFilter,
+        mut visit: impl FnMut(UrlStatus) -> bool,
+    ) -> Result<()> {
+        let queue = match key {
+            Some(key) => match self.queue_id(key) {
+                Some(id) => Some(id),
+                None => return Ok(()),
+            },
+            None => None,
+        };
+        let mut after = None;
+        loop {
+            let pages = self.store.pages(after, SCAN_BATCH)?;
+            let Some(last) = pages.last() else { return Ok(()) };
+            after = Some(last.id);
+            for page in pages {
+                if queue.is_some_and(|id| page.record.host != id) || !filter.accepts(&page.url) {
+                    continue;
+                }
+                if !visit(self.url_status(page)) {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// How many URLs the crawl holds.
+    ///
+    /// # Errors
+    /// The store's.
+    pub fn url_count(&self) -> Result<u64> {
+        Ok(self.store.counts()?.pages())
+    }
+}
+
+/// `ListURLs`' and `CountURLs`' filter: URLs containing a string, with or without case.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UrlFilter {
+    needle: Option<String>,
+    ignore_case: bool,
+}
+
+impl UrlFilter {
+    /// URLs containing `needle` (all URLs when `None` or empty), compared ignoring case if asked.
+    #[must_use]
+    pub fn new(needle: Option<&str>, ignore_case: bool) -> Self {
+        let needle = needle.filter(|needle| !needle.is_empty());
+        let needle = needle.map(|needle| if ignore_case { needle.to_lowercase() } else { needle.to_owned() });
+        Self { needle, ignore_case }
+    }
+
+    fn accepts(&self, url: &str) -> bool {
+        match &self.needle {
+            None => true,
+            Some(needle) if self.ignore_case => url.to_lowercase().contains(needle.as_str()),
+            Some(needle) => url.contains(needle.as_str()),
+        }
+    }
+}
+
+/// A failed [`Crawl::put`]: the error, and whether the discoveries' commit was kept.
+#[derive(Debug)]
+pub struct PutError {
+    /// What failed.
+    pub error: ServiceError,
+    /// The first commit (every item's discovery) was stored; only the known URLs' updates were
+    /// not.
+    pub discoveries_stored: bool,
+}
+
+/// A known URL's update: its record's fields kept, fetched `now`, due at `refetch`.
+fn completion(page: PageId, record: &PageRecord, now: f64, refetch: Option<f64>) -> Completion {
+    Completion {
+        page,
+        fetched_at: now,
+        weight: record.weight,
+        change_rate: record.change_rate,
+        next_due: refetch,
+        etag: record.etag.clone(),
+        last_modified: record.last_modified.clone(),
+        fingerprint: record.fingerprint.clone(),
+        estimator: record.estimator.clone(),
+    }
+}
+
+/// Checks what the store would refuse, so that one bad item is skipped alone rather than
+/// failing its whole chunk: `Some(reason)` if `put` cannot be stored.
+#[must_use]
+pub fn refusal(put: &Put) -> Option<String> {
+    let text = |what: &str, value: &str, max: usize| -> Option<String> {
+        if value.is_empty() {
+            return Some(format!("empty {what}"));
+        }
+        if value.len() > max {
+            return Some(format!("{what} of {} bytes, over {max}", value.len()));
+        }
+        value
+            .chars()
+            .find(|c| c.is_whitespace() || c.is_control())
+            .map(|c| format!("{what} holds the character {c:?}"))
+    };
+    text("URL", &put.url, limits::URL_BYTES)
+        .or_else(|| text("key", &put.key, limits::HOST_BYTES))
+        .or_else(|| {
+            (put.metadata.len() > limits::METADATA_BYTES).then(|| {
+                format!("metadata of {} bytes encoded, over {}", put.metadata.len(), limits::METADATA_BYTES)
+            })
+        })
+        .or_else(|| match put.kind {
+            PutKind::Known { refetch: Some(at) } if !at.is_finite() => Some("refetch date not finite".into()),
+            _ => None,
+        })
+}
