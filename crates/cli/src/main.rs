@@ -35,6 +35,7 @@ mod simulate;
 mod solve;
 mod summary;
 mod testweb;
+mod urlfrontier;
 
 use std::process::ExitCode;
 
@@ -89,6 +90,10 @@ enum Command {
     /// Why a page of a running crawl is (not) being fetched: its w, λ, value and threshold; or,
     /// with --data DIR, what a stopped crawl keeps about it.
     Explain(admin::ExplainArgs),
+    /// Serve the URLFrontier gRPC API on a directory of crawls, so that StormCrawler, Scrapy
+    /// and other URLFrontier clients use freshet as their frontier.
+    #[command(name = "urlfrontier", long_about = urlfrontier::LONG_ABOUT, after_long_help = urlfrontier::AFTER_LONG_HELP)]
+    UrlFrontier(urlfrontier::UrlFrontierArgs),
 }
 
 fn main() -> ExitCode {
@@ -144,6 +149,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Solve(args) => solve::run(&args),
         Command::Focus(args) => focus::run(&args),
+        Command::UrlFrontier(args) => urlfrontier::run(&args),
         Command::Simulate(args) => simulate::run(&args),
         Command::Robots(args) => robots::run(&args),
         Command::Scenario(args) => scenario::run(&args),

@@ -1,0 +1,89 @@
+//! `freshet urlfrontier`: serve the URLFrontier gRPC API (`freshet-urlfrontier`) on a directory
+//! of crawls until Ctrl-C.
+//!
+//! Prints the bound address first (`listening on 127.0.0.1:PORT`, so scripts can use
+//! `--listen 127.0.0.1:0`).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use freshet_urlfrontier::{FrontierService, RedbDirectory, ServiceOptions};
+
+/// How long Ctrl-C waits for open connections to close.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// `freshet urlfrontier --help`, first part.
+pub(crate) const LONG_ABOUT: &str = "\
+Serve the URLFrontier gRPC API (crawler-commons' url-frontier, API 2.x) so that StormCrawler,
+Scrapy or any URLFrontier client keeps its URLs in freshet.
+
+Each crawl id is one crash-safe frontier store, DIR/<crawl id>.redb (DEFAULT when a client names
+none), created on first use and reopened at start. PutURLs adds discovered URLs (new ones only)
+and updates known ones (refetchable_from_date 0: done); GetURLs serves due URLs in rotation over
+the queues (a queue per key; the URL's host when the client gives no key), each leased for
+delay_requestable seconds (0: --lease). URLs, metadata, schedules, and each queue's SetDelay and
+BlockQueueUntil survive a restart; leases, crawl limits, the default delay and SetActive do not.
+SetLogLevel and PurgeURLs answer UNIMPLEMENTED.";
+
+/// `freshet urlfrontier --help`, last part.
+pub(crate) const AFTER_LONG_HELP: &str = "\
+Example:
+  freshet urlfrontier --dir frontier/ --listen 127.0.0.1:7071
+  # then point a client at it, e.g. StormCrawler's urlfrontier.address: 127.0.0.1:7071";
+
+/// Arguments of `freshet urlfrontier`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct UrlFrontierArgs {
+    /// Directory of the crawls' stores (created if missing).
+    #[arg(long, value_name = "DIR")]
+    dir: PathBuf,
+    /// Address to listen on (URLFrontier's usual port is 7071; port 0 picks a free one, printed).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7071")]
+    listen: SocketAddr,
+    /// Seconds a served URL stays leased when GetURLs' delay_requestable is 0.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    lease: f64,
+}
+
+/// Runs `freshet urlfrontier` until Ctrl-C.
+pub(crate) fn run(args: &UrlFrontierArgs) -> anyhow::Result<std::process::ExitCode> {
+    if !(args.lease.is_finite() && args.lease > 0.0) {
+        anyhow::bail!("--lease {}: must be a positive number of seconds", args.lease);
+    }
+    let space = RedbDirectory::new(&args.dir)?;
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("--listen {}", args.listen))?;
+        let address = listener.local_addr().context("the bound address")?;
+        let options = ServiceOptions { default_lease: args.lease, node: address.to_string() };
+        let service = FrontierService::open(Box::new(space), options)
+            .with_context(|| format!("opening the crawls in {}", args.dir.display()))?;
+        println!("listening on {address}");
+        println!("crawls in {}; Ctrl-C stops.", args.dir.display());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = freshet_urlfrontier::serve(service, listener, async {
+            let _ = stopped.await;
+        });
+        tokio::pin!(server);
+        tokio::select! {
+            result = &mut server => result.context("serving")?,
+            interrupted = tokio::signal::ctrl_c() => {
+                interrupted.context("waiting for Ctrl-C")?;
+                let _ = stop.send(());
+                // Calls under way finish (every acknowledged item is already stored); a client
+                // that keeps its connection open does not hold the service up for long.
+                match tokio::time::timeout(SHUTDOWN_GRACE, &mut server).await {
+                    Ok(result) => result.context("serving")?,
+                    Err(_) => eprintln!("connections still open after {} s: closed", SHUTDOWN_GRACE.as_secs()),
+                }
+            }
+        }
+        eprintln!("stopped");
+        anyhow::Ok(())
+    })?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
