@@ -11,7 +11,7 @@
 //! # Where a new page's rate comes from
 //! A page with no observation gets its host's prior; a page with observations gets the
 //! posterior under that prior. The host's prior is a Gamma prior
-//! ([`GammaPrior::from_pool`]) centred on the geometric mean of the current estimates of the
+//! ([`GammaPrior::from_pool`](freshet_estimate::GammaPrior::from_pool)) centred on the geometric mean of the current estimates of the
 //! host's pages that have data, with the configured crawl-wide prior counted as one more page
 //! (so a host with one page is not taken at that page's word), worth a number of the page's own
 //! mean fetch intervals of observation ([`CrawlConfig::prior_fetches`](crate::CrawlConfig),
@@ -45,7 +45,9 @@
 //! * [`Revisit::Once`]: a page is fetched once and not revisited (a one-pass crawl).
 
 use freshet_content::Signature;
-use freshet_estimate::{ChangeHistory, GammaPrior, RateEstimate};
+use freshet_estimate::ChangeHistory;
+/// The host prior and the rate under it, shared with the URLFrontier service's revisits.
+pub use freshet_estimate::{HostRates, PRIOR_FETCHES, estimate_rate};
 
 use crate::dedup::HeldCapture;
 
@@ -250,73 +252,6 @@ impl ContentCheck {
     }
 }
 
-/// A host's pooled prior: the geometric mean of its pages' current estimates (see the module
-/// docs), kept as running sums so that a page's new estimate replaces its old one.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct HostRates {
-    log_sum: f64,
-    pages: u32,
-}
-
-impl HostRates {
-    /// Counts a page's estimate (a page that has observations).
-    pub fn add(&mut self, rate: f64) {
-        if rate.is_finite() && rate > 0.0 {
-            self.log_sum += rate.ln();
-            self.pages += 1;
-        }
-    }
-
-    /// Takes back an estimate counted before.
-    pub fn remove(&mut self, rate: f64) {
-        if rate.is_finite() && rate > 0.0 && self.pages > 0 {
-            self.log_sum -= rate.ln();
-            self.pages -= 1;
-            if self.pages == 0 {
-                self.log_sum = 0.0;
-            }
-        }
-    }
-
-    /// Pages counted.
-    #[must_use]
-    pub fn pages(&self) -> u32 {
-        self.pages
-    }
-
-    /// The prior mean: the geometric mean of the counted estimates and `crawl_prior` (counted
-    /// once).
-    #[must_use]
-    pub fn mean(&self, crawl_prior: f64) -> f64 {
-        ((self.log_sum + crawl_prior.ln()) / f64::from(self.pages + 1)).exp()
-    }
-
-    /// The Gamma prior for a page of this host whose mean fetch interval is `mean_interval`
-    /// (`None` before its first observation): mean [`mean`](Self::mean), worth `fetches` such
-    /// intervals of observation (one mean change interval without one).
-    #[must_use]
-    pub fn prior(&self, crawl_prior: f64, mean_interval: Option<f64>, fetches: f64) -> Option<GammaPrior> {
-        let mean = self.mean(crawl_prior);
-        let strength = mean_interval.map_or(1.0 / mean, |interval| fetches * interval);
-        GammaPrior::from_pool(mean, strength).ok()
-    }
-}
-
-/// How many of a page's own fetch intervals of observation its host's prior is worth, by
-/// default (see the module docs).
-pub const PRIOR_FETCHES: f64 = 20.0;
-
-/// A page's change rate under its host's prior (see the module docs).
-#[must_use]
-pub fn estimate_rate(history: &ChangeHistory, prior: &GammaPrior) -> RateEstimate {
-    let intervals = history.intervals();
-    if intervals > 0 && history.last_modified_intervals() == intervals {
-        prior.posterior_from_last_modified(history)
-    } else {
-        prior.posterior_from_intervals(history)
-    }
-}
-
 /// One observation: folds a successful fetch (2xx or 304) that started at `fetched_at` into
 /// `memory`. `last_modified` is the server's Last-Modified in Unix seconds, if any. Returns
 /// whether an observation was recorded (not on the first fetch, nor without a comparison).
@@ -441,24 +376,6 @@ mod tests {
             ContentCheck::of(false, &first, &signature(page("boots", &rewritten))),
             ContentCheck::Changed
         );
-    }
-
-    #[test]
-    fn the_host_prior_is_a_geometric_mean_with_the_crawl_prior_as_one_page() {
-        let mut host = HostRates::default();
-        assert!((host.mean(0.5) - 0.5).abs() < 1e-12);
-        host.add(2.0);
-        // √(2 · 0.5) = 1.
-        assert!((host.mean(0.5) - 1.0).abs() < 1e-12);
-        host.add(8.0);
-        host.remove(2.0);
-        assert!((host.mean(0.5) - 2.0).abs() < 1e-12);
-        host.remove(8.0);
-        assert_eq!(host, HostRates::default());
-        let prior = host.prior(0.5, None, PRIOR_FETCHES).unwrap();
-        assert!((prior.shape() - 1.0).abs() < 1e-12);
-        let prior = host.prior(0.5, Some(3.0), 2.0).unwrap();
-        assert!((prior.rate() - 6.0).abs() < 1e-12 && (prior.mean() - 0.5).abs() < 1e-12);
     }
 
     #[test]

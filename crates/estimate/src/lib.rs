@@ -13,7 +13,8 @@
 //! * [`RateEstimate`]: what every estimator returns: `rate`, `std_error` and an
 //!   [`EstimateStatus`] saying whether the rate is a real estimate, a cap, or a fallback.
 //! * [`GammaPrior`]: a Gamma prior on λ, with posterior estimates; [`HostPool`] gathers a
-//!   host's page rates into a prior mean.
+//!   host's page rates into a prior mean; [`HostRates`] keeps a host's pooled prior as its
+//!   pages' estimates change, and [`estimate_rate`] is a page's rate under it.
 //! * [`RateMixture`], [`PooledPrior`]: empirical-Bayes priors on a grid of rates fitted to
 //!   many pages' likelihoods (all pages', and each host's), and a page's [`RatePosterior`].
 //!
@@ -66,6 +67,7 @@ mod error;
 mod estimate;
 mod histogram;
 mod history;
+mod host_prior;
 mod last_modified;
 mod mixture;
 mod mle;
@@ -79,6 +81,7 @@ mod solve;
 pub use error::{Error, Result};
 pub use estimate::{EstimateStatus, RateEstimate};
 pub use history::ChangeHistory;
+pub use host_prior::{HostRates, PRIOR_FETCHES, estimate_rate};
 pub use last_modified::last_modified_rate;
 pub use mixture::{RateMixture, RatePosterior};
 pub use mle::{bias_corrected_rate, mle_rate};
