@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
+use freshet_urlfrontier::revisit::RevisitOptions;
 use freshet_urlfrontier::{FrontierService, RedbDirectory, ServiceOptions};
 
 /// How long Ctrl-C waits for open connections to close.
@@ -24,7 +25,13 @@ and updates known ones (refetchable_from_date 0: done); GetURLs serves due URLs 
 the queues (a queue per key; the URL's host when the client gives no key), each leased for
 delay_requestable seconds (0: --lease). URLs, metadata, schedules, and each queue's SetDelay and
 BlockQueueUntil survive a restart; leases, crawl limits, the default delay and SetActive do not.
-SetLogLevel and PurgeURLs answer UNIMPLEMENTED.";
+SetLogLevel and PurgeURLs answer UNIMPLEMENTED.
+
+With --revisit-rate, freshet chooses when known URLs are fetched again: a URL reported with a
+refetchable_from_date and the metadata freshet.changed (true/false) or freshet.signature (a
+content signature, compared with the previous report's), optionally freshet.weight, is due when
+its crawl value, from its learned change rate, reaches the threshold that spends the rate over
+the crawl (seed 003); GetStats counts such URLs as `revisited`.";
 
 /// `freshet urlfrontier --help`, last part.
 pub(crate) const AFTER_LONG_HELP: &str = "\
@@ -44,6 +51,17 @@ pub(crate) struct UrlFrontierArgs {
     /// Seconds a served URL stays leased when GetURLs' delay_requestable is 0.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     lease: f64,
+    /// Let freshet choose when known URLs are fetched again, spending this many revisits a
+    /// second over each crawl: for a URL reported with a refetchable_from_date and the metadata
+    /// freshet.changed (true/false) or freshet.signature (and optionally freshet.weight), the
+    /// date comes from its learned change rate (seed 003's threshold rule); other reports keep
+    /// the client's date.
+    #[arg(long, value_name = "FETCHES_PER_SECOND")]
+    revisit_rate: Option<f64>,
+    /// The change rate a URL is assumed to have before its queue has data, as a mean interval
+    /// between changes in seconds (with --revisit-rate).
+    #[arg(long, value_name = "SECONDS", default_value_t = 86_400.0, requires = "revisit_rate")]
+    revisit_prior_interval: f64,
 }
 
 /// Runs `freshet urlfrontier` until Ctrl-C.
@@ -51,6 +69,17 @@ pub(crate) fn run(args: &UrlFrontierArgs) -> anyhow::Result<std::process::ExitCo
     if !(args.lease.is_finite() && args.lease > 0.0) {
         anyhow::bail!("--lease {}: must be a positive number of seconds", args.lease);
     }
+    let revisit = match args.revisit_rate {
+        None => None,
+        Some(rate) if rate.is_finite() && rate > 0.0 => {
+            let interval = args.revisit_prior_interval;
+            if !(interval.is_finite() && interval > 0.0) {
+                anyhow::bail!("--revisit-prior-interval {interval}: must be a positive number of seconds");
+            }
+            Some(RevisitOptions { budget: rate, prior_rate: 1.0 / interval })
+        }
+        Some(rate) => anyhow::bail!("--revisit-rate {rate}: must be a positive number of fetches a second"),
+    };
     let space = RedbDirectory::new(&args.dir)?;
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
@@ -59,7 +88,7 @@ pub(crate) fn run(args: &UrlFrontierArgs) -> anyhow::Result<std::process::ExitCo
             .await
             .with_context(|| format!("--listen {}", args.listen))?;
         let address = listener.local_addr().context("the bound address")?;
-        let options = ServiceOptions { default_lease: args.lease, node: address.to_string() };
+        let options = ServiceOptions { default_lease: args.lease, node: address.to_string(), revisit };
         let service = FrontierService::open(Box::new(space), options)
             .with_context(|| format!("opening the crawls in {}", args.dir.display()))?;
         println!("listening on {address}");

@@ -12,13 +12,19 @@ use std::process::{Child, Command, Stdio};
 use common::{freshet, stderr};
 use freshet_urlfrontier::proto::url_frontier_client::UrlFrontierClient;
 use freshet_urlfrontier::proto::{
-    CountUrlParams, DiscoveredUrlItem, Empty, GetParams, UrlInfo, UrlItem, url_item,
+    CountUrlParams, DiscoveredUrlItem, Empty, GetParams, KnownUrlItem, QueueWithinCrawlParams, StringList,
+    UrlInfo, UrlItem, UrlStatusRequest, url_item,
 };
 
 fn start(dir: &Path) -> (Child, String) {
+    start_with(dir, &[])
+}
+
+fn start_with(dir: &Path, extra: &[&str]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_freshet"))
         .args(["urlfrontier", "--listen", "127.0.0.1:0", "--dir"])
         .arg(dir)
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -85,6 +91,44 @@ fn serves_a_client_and_keeps_its_crawl_across_a_restart() {
     interrupt(child);
 }
 
+/// With --revisit-rate, a report carrying freshet.changed gets freshet's date, and GetStats
+/// counts it; one without keeps the client's.
+#[test]
+fn revisit_rate_lets_freshet_choose_the_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let (child, address) =
+        start_with(dir.path(), &["--revisit-rate", "2", "--revisit-prior-interval", "600"]);
+    runtime.block_on(async {
+        let mut client = UrlFrontierClient::connect(format!("http://{address}")).await.unwrap();
+        let known = |url: &str, signal: bool| {
+            let mut info = UrlInfo { url: url.to_owned(), ..UrlInfo::default() };
+            if signal {
+                info.metadata.insert("freshet.changed".into(), StringList { values: vec!["true".into()] });
+            }
+            let item = KnownUrlItem { info: Some(info), refetchable_from_date: 4_000_000_000 };
+            UrlItem { item: Some(url_item::Item::Known(item)), ..UrlItem::default() }
+        };
+        let items = vec![known("http://a.test/", true), known("http://b.test/", false)];
+        let mut acks = client.put_ur_ls(tokio_stream::iter(items)).await.unwrap().into_inner();
+        while let Some(ack) = acks.message().await.unwrap() {
+            assert_eq!(ack.status, 0, "{ack:?}");
+        }
+        let date = |url: &str| UrlStatusRequest { url: url.into(), ..UrlStatusRequest::default() };
+        let mut dates = Vec::new();
+        for url in ["http://a.test/", "http://b.test/"] {
+            let item = client.get_url_status(date(url)).await.unwrap().into_inner();
+            let Some(url_item::Item::Known(known)) = item.item else { panic!("{item:?}") };
+            dates.push(known.refetchable_from_date);
+        }
+        assert!(dates[0] < 4_000_000_000, "freshet's date: {}", dates[0]);
+        assert_eq!(dates[1], 4_000_000_000, "the client's date");
+        let stats = client.get_stats(QueueWithinCrawlParams::default()).await.unwrap().into_inner();
+        assert_eq!(stats.counts.get("revisited"), Some(&1));
+    });
+    interrupt(child);
+}
+
 #[test]
 fn bad_arguments_are_named() {
     let dir = tempfile::tempdir().unwrap();
@@ -92,6 +136,9 @@ fn bad_arguments_are_named() {
     let output = freshet(&["urlfrontier", "--dir", dir, "--listen", "127.0.0.1:0", "--lease", "0"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("--lease 0"), "{}", stderr(&output));
+    let output = freshet(&["urlfrontier", "--dir", dir, "--listen", "127.0.0.1:0", "--revisit-rate", "0"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("--revisit-rate 0"), "{}", stderr(&output));
 
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let taken = busy.local_addr().unwrap().to_string();

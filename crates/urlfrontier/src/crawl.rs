@@ -11,6 +11,7 @@ use freshet_frontier::{
 use freshet_schedule::online::{HostId, PageId};
 
 use crate::error::{Result, ServiceError};
+use crate::revisit::{Decision, RevisitOptions, Revisits, Signals};
 
 /// How many URLs one store commit carries at most when a call touches many (a queue's or a
 /// crawl's deletion).
@@ -48,6 +49,8 @@ pub struct Put {
     pub metadata: Vec<u8>,
     /// Discovered (added only if new) or known (always updated).
     pub kind: PutKind,
+    /// What the client said of its fetch, for freshet's revisit policy ([`crate::revisit`]).
+    pub signals: Signals,
 }
 
 /// What a [`Put`] says of its URL.
@@ -102,6 +105,8 @@ pub struct QueueStats {
     pub completed: u64,
     /// Queues counted.
     pub queues: u64,
+    /// URLs whose next date freshet's revisit policy chose (the whole crawl's).
+    pub revisited: u64,
 }
 
 /// Where a URL stands, as `GetURLStatus` reports it.
@@ -179,6 +184,8 @@ pub struct Crawl {
     cursor: usize,
     /// `SetDelay` with an empty key: the delay of queues without their own.
     default_delay: Option<f64>,
+    /// freshet's revisit policy, if the service runs it.
+    revisits: Option<Revisits>,
 }
 
 impl std::fmt::Debug for Crawl {
@@ -192,13 +199,23 @@ impl std::fmt::Debug for Crawl {
 }
 
 impl Crawl {
-    /// Opens a crawl on `store`: gives back what was in flight at a crash (nothing, unless the
-    /// store was also written by a crawler), then rebuilds the queues from the hosts and the
-    /// pages, in id order.
+    /// Opens a crawl on `store` that keeps its clients' dates (no revisit policy).
     ///
     /// # Errors
     /// The store's.
-    pub fn open(mut store: Box<dyn FrontierStore>) -> Result<Self> {
+    pub fn open(store: Box<dyn FrontierStore>) -> Result<Self> {
+        Self::open_with(store, None)
+    }
+
+    /// Opens a crawl on `store`: gives back what was in flight at a crash (nothing, unless the
+    /// store was also written by a crawler), then rebuilds the queues from the hosts and the
+    /// pages, in id order; with `revisit`, freshet chooses the dates of the known URLs whose
+    /// clients send signals ([`crate::revisit`]), and the pages it scheduled before are taken
+    /// back.
+    ///
+    /// # Errors
+    /// The store's.
+    pub fn open_with(mut store: Box<dyn FrontierStore>, revisit: Option<RevisitOptions>) -> Result<Self> {
         store.recover()?;
         let mut crawl = Self {
             store,
@@ -208,6 +225,7 @@ impl Crawl {
             leases: BinaryHeap::new(),
             cursor: 0,
             default_delay: None,
+            revisits: revisit.map(Revisits::new),
         };
         let mut after = None;
         loop {
@@ -230,6 +248,11 @@ impl Crawl {
                 }
                 if let Some(due) = page.record.next_due {
                     crawl.schedule(page.id, page.record.host, due);
+                    if let Some(revisits) = &mut crawl.revisits
+                        && !page.record.estimator.is_empty()
+                    {
+                        revisits.restore(page.id, page.record.host.0, &page.record);
+                    }
                 }
             }
         }
@@ -343,9 +366,35 @@ impl Crawl {
                         let error = ServiceError::Inconsistent("a page admitted and not found");
                         return Err(PutError { error, discoveries_stored: true });
                     };
-                    updates.push(Op::Complete(completion(admission.page, &stored.record, now, refetch)));
+                    let decision = match (refetch, &mut self.revisits) {
+                        (Some(client_date), Some(revisits)) => revisits.decide(
+                            admission.page,
+                            admission.host.0,
+                            &stored.record,
+                            &item.signals,
+                            now,
+                            client_date,
+                        ),
+                        _ => None,
+                    };
+                    let mut update = completion(admission.page, &stored.record, now, refetch);
+                    if let Some(decision) = &decision {
+                        update.next_due = Some(decision.due);
+                        update.weight = decision.weight;
+                        update.change_rate = decision.change_rate;
+                        update.estimator.clone_from(&decision.estimator);
+                        update.fingerprint.clone_from(&decision.fingerprint);
+                    }
+                    let next_due = update.next_due;
+                    updates.push(Op::Complete(update));
                     updates.push(Op::SetMetadata { page: admission.page, metadata: item.metadata.clone() });
-                    known.push((admission.page, admission.host, stored.record.state, refetch));
+                    known.push(Reported {
+                        page: admission.page,
+                        queue: admission.host,
+                        state_before: stored.record.state,
+                        next_due,
+                        decision,
+                    });
                 }
             }
         }
@@ -356,7 +405,7 @@ impl Crawl {
             .commit(&updates)
             .map_err(|error| PutError { error: error.into(), discoveries_stored: true })?;
         let mut counted = std::collections::HashSet::new();
-        for (page, queue, state_before, refetch) in known {
+        for Reported { page, queue, state_before, next_due, decision } in known {
             self.unschedule(page);
             if state_before != PageState::Fetched
                 && counted.insert(page)
@@ -364,7 +413,13 @@ impl Crawl {
             {
                 queue.completed += 1;
             }
-            if let Some(due) = refetch {
+            if let Some(revisits) = &mut self.revisits {
+                match &decision {
+                    Some(decision) => revisits.apply(page, queue.0, decision),
+                    None => revisits.forget(page),
+                }
+            }
+            if let Some(due) = next_due {
                 self.schedule(page, queue, due);
             }
         }
@@ -465,6 +520,7 @@ impl Crawl {
             stats.in_process += u64::from(queue.in_process);
             stats.completed += queue.completed;
         }
+        stats.revisited = self.revisits.as_ref().map_or(0, |revisits| revisits.pages() as u64);
         stats
     }
 
@@ -570,6 +626,9 @@ impl Crawl {
         self.store.commit(&ops)?;
         for page in pages.drain(..) {
             self.unschedule(page);
+            if let Some(revisits) = &mut self.revisits {
+                revisits.forget(page);
+            }
         }
         Ok(ops.len() as u64)
     }
@@ -662,6 +721,15 @@ impl UrlFilter {
             Some(needle) => url.contains(needle.as_str()),
         }
     }
+}
+
+/// A known URL's report, held until its update is stored.
+struct Reported {
+    page: PageId,
+    queue: HostId,
+    state_before: PageState,
+    next_due: Option<f64>,
+    decision: Option<Decision>,
 }
 
 /// A failed [`Crawl::put`]: the error, and whether the discoveries' commit was kept.

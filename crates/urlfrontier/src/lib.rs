@@ -22,6 +22,11 @@
 //! - Not offered (`UNIMPLEMENTED`, with the reason): `SetLogLevel` (the level is set at start)
 //!   and `PurgeURLs` (no creation date is kept).
 //!
+//! # freshet's revisits
+//! With [`ServiceOptions::revisit`], a known URL reported with a date and the metadata
+//! `freshet.changed` or `freshet.signature` gets its next date from freshet's revisit policy
+//! (learned change rate, seed 003's threshold rule under a budget): [`revisit`].
+//!
 //! # What survives a restart
 //! Every URL, its queue, metadata and schedule, and each queue's delay and block, are in the
 //! crawl's store ([`freshet_frontier::RedbStore`], one file per crawl in a directory:
@@ -38,6 +43,7 @@
 pub mod crawl;
 mod error;
 pub mod metadata;
+pub mod revisit;
 mod service;
 mod space;
 

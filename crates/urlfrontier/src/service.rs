@@ -25,6 +25,7 @@ use crate::proto::{
     Pagination, PurgeUrlParams, QueueDelayParams, QueueList, QueueWithinCrawlParams, Stats, StringList,
     UrlInfo, UrlItem, UrlStatusRequest, ack_message, get_params, url_item,
 };
+use crate::revisit::{RevisitOptions, Signals};
 use crate::space::CrawlSpace;
 
 /// The crawl id of a call that names none (URLFrontier's `CrawlID.DEFAULT`).
@@ -44,12 +45,15 @@ pub struct ServiceOptions {
     pub default_lease: f64,
     /// This node's address, as `ListNodes` answers it.
     pub node: String,
+    /// freshet's revisit policy for known URLs whose clients send signals
+    /// ([`crate::revisit`]); `None`: every date is the client's.
+    pub revisit: Option<RevisitOptions>,
 }
 
 impl Default for ServiceOptions {
     /// A 30-second lease; the node named by URLFrontier's default port on loopback.
     fn default() -> Self {
-        Self { default_lease: 30.0, node: "127.0.0.1:7071".to_owned() }
+        Self { default_lease: 30.0, node: "127.0.0.1:7071".to_owned(), revisit: None }
     }
 }
 
@@ -58,13 +62,14 @@ struct State {
     crawls: BTreeMap<String, Crawl>,
     /// `SetActive`: whether `GetURLs` serves anything.
     active: bool,
+    revisit: Option<RevisitOptions>,
 }
 
 impl State {
     fn crawl_or_create(&mut self, id: &str) -> Result<&mut Crawl> {
         if !self.crawls.contains_key(id) {
             let store = self.space.open(id)?;
-            self.crawls.insert(id.to_owned(), Crawl::open(store)?);
+            self.crawls.insert(id.to_owned(), Crawl::open_with(store, self.revisit)?);
         }
         self.crawls.get_mut(id).ok_or(ServiceError::Inconsistent("a crawl just opened is missing"))
     }
@@ -92,9 +97,9 @@ impl FrontierService {
         let mut crawls = BTreeMap::new();
         for id in space.list()? {
             let store = space.open(&id)?;
-            crawls.insert(id, Crawl::open(store)?);
+            crawls.insert(id, Crawl::open_with(store, options.revisit)?);
         }
-        let state = State { space, crawls, active: true };
+        let state = State { space, crawls, active: true, revisit: options.revisit };
         Ok(Self { state: Arc::new(Mutex::new(state)), options: Arc::new(options) })
     }
 
@@ -177,7 +182,8 @@ fn decode_item(item: UrlItem) -> (String, String, Result<Put, String>) {
     } else {
         info.key
     };
-    let put = Put { url: info.url, key, metadata: metadata::encode(&info.metadata), kind };
+    let signals = Signals::from_metadata(&info.metadata);
+    let put = Put { url: info.url, key, metadata: metadata::encode(&info.metadata), kind, signals };
     match refusal(&put) {
         Some(reason) => (id, crawl, Err(reason)),
         None => (id, crawl, Ok(put)),
@@ -396,6 +402,7 @@ impl UrlFrontier for FrontierService {
             ("waiting".to_owned(), stats.waiting),
             ("due".to_owned(), stats.due),
             ("completed".to_owned(), stats.completed),
+            ("revisited".to_owned(), stats.revisited),
         ]);
         Ok(Response::new(Stats {
             size: stats.waiting,

@@ -6,14 +6,17 @@ use std::collections::BTreeMap;
 
 use freshet_frontier::{FrontierStore, MemoryStore, RedbStore};
 use freshet_urlfrontier::crawl::{Crawl, GetRequest, Put, PutKind, UrlFilter, refusal};
+use freshet_urlfrontier::revisit::Signals;
 use proptest::prelude::*;
 
 fn discovered(url: &str, key: &str) -> Put {
-    Put { url: url.to_owned(), key: key.to_owned(), metadata: Vec::new(), kind: PutKind::Discovered }
+    let (url, key) = (url.to_owned(), key.to_owned());
+    Put { url, key, metadata: Vec::new(), kind: PutKind::Discovered, signals: Signals::default() }
 }
 
 fn known(url: &str, key: &str, refetch: Option<f64>) -> Put {
-    Put { url: url.to_owned(), key: key.to_owned(), metadata: Vec::new(), kind: PutKind::Known { refetch } }
+    let (url, key) = (url.to_owned(), key.to_owned());
+    Put { url, key, metadata: Vec::new(), kind: PutKind::Known { refetch }, signals: Signals::default() }
 }
 
 fn all(lease: f64) -> GetRequest<'static> {
