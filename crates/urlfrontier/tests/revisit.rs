@@ -231,3 +231,39 @@ fn signatures_stand_for_changed() {
     let due = |url| crawl.status(url).unwrap().unwrap().next_due.unwrap() - now;
     assert!(due(urls[1]) < due(urls[0]), "news in {} s, static in {} s", due(urls[1]), due(urls[0]));
 }
+
+/// The pages freshet revisits are taken back when the crawl is reopened: their history, rate
+/// and weight are in the store, and the next report continues the history.
+#[test]
+fn revisits_survive_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crawl.redb");
+    let options = RevisitOptions { budget: 0.01, prior_rate: 1e-3 };
+    let open = || {
+        let store = freshet_frontier::RedbStore::open(&path).unwrap();
+        Crawl::open_with(Box::new(store), Some(options)).unwrap()
+    };
+    let put = |kind, changed| Put {
+        url: "http://a.test/".into(),
+        key: "a.test".into(),
+        metadata: Vec::new(),
+        kind,
+        signals: Signals { changed, weight: Some(3.0), ..Signals::default() },
+    };
+    {
+        let mut crawl = open();
+        crawl.put(&[put(PutKind::Discovered, None)], 0.0).unwrap();
+        crawl.put(&[put(PutKind::Known { refetch: Some(1e9) }, Some(true))], 100.0).unwrap();
+        crawl.put(&[put(PutKind::Known { refetch: Some(1e9) }, Some(true))], 200.0).unwrap();
+        assert_eq!(crawl.stats(None, 200.0).revisited, 1);
+    }
+    let mut crawl = open();
+    assert_eq!(crawl.stats(None, 200.0).revisited, 1);
+    let mut plain =
+        Crawl::open(Box::new(freshet_frontier::RedbStore::open(dir.path().join("other.redb")).unwrap()))
+            .unwrap();
+    assert_eq!(plain.stats(None, 0.0).revisited, 0);
+    crawl.put(&[put(PutKind::Known { refetch: Some(1e9) }, Some(true))], 300.0).unwrap();
+    let due = crawl.status("http://a.test/").unwrap().unwrap().next_due.unwrap();
+    assert!(due > 300.0 && due < 1e9, "{due}");
+}
