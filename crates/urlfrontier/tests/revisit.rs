@@ -13,22 +13,17 @@ use freshet_policy::objective::Freshness;
 use freshet_policy::{Page, Problem, solve};
 use freshet_urlfrontier::crawl::{Crawl, GetRequest, Put, PutKind};
 use freshet_urlfrontier::revisit::{RevisitOptions, Signals};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 
-/// SplitMix64: a seeded stream of uniforms, so the run is the same everywhere.
-struct Random(u64);
+/// A seeded stream of exponential variates (ChaCha12 through `StdRng`: the same run for the
+/// same `rand` release).
+struct Random(StdRng);
 
 impl Random {
-    fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        ((z >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
     fn exponential(&mut self, rate: f64) -> f64 {
-        -self.uniform().ln() / rate
+        let uniform: f64 = self.0.random_range(f64::MIN_POSITIVE..1.0);
+        -uniform.ln() / rate
     }
 }
 
@@ -61,7 +56,7 @@ struct Outcome {
 fn run(revisit: Option<RevisitOptions>, client_interval: f64, seed: u64) -> Outcome {
     let rates = true_rates();
     let weights = weights();
-    let mut random = Random(seed);
+    let mut random = Random(StdRng::seed_from_u64(seed));
     let mut crawl = Crawl::open_with(Box::new(MemoryStore::new()), revisit).unwrap();
     let url = |i: usize| format!("http://h{}.test/{i}", i % 4);
     let key = |i: usize| format!("h{}.test", i % 4);
