@@ -4,11 +4,10 @@
 
 mod common;
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
 
-use common::{freshet, stderr};
+use common::{freshet, interrupt, spawn_listening, stderr};
 
 /// One HTTP/1.1 GET with an explicit Host header; the whole response as text.
 fn raw_get(address: &str, host: &str, path: &str) -> String {
@@ -21,28 +20,19 @@ fn raw_get(address: &str, host: &str, path: &str) -> String {
 
 #[test]
 fn serves_until_interrupted() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_freshet"))
-        .args([
-            "testweb",
-            "--port",
-            "0",
-            "--hosts",
-            "2",
-            "--pages",
-            "20",
-            "--misbehave",
-            "calendar",
-            "--seed",
-            "3",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
-    let address = first.strip_prefix("listening on ").expect(&first).to_string();
-    assert!(address.starts_with("127.0.0.1:"));
+    let (child, address, mut lines) = spawn_listening(&[
+        "testweb",
+        "--port",
+        "0",
+        "--hosts",
+        "2",
+        "--pages",
+        "20",
+        "--misbehave",
+        "calendar",
+        "--seed",
+        "3",
+    ]);
 
     let root = raw_get(&address, "h1.web.test", "/");
     assert!(root.starts_with("HTTP/1.1 200"), "{root}");
@@ -57,10 +47,7 @@ fn serves_until_interrupted() {
         lines.find(|line| line.as_ref().is_ok_and(|l| l.starts_with("misbehaving:"))).unwrap().unwrap();
     assert_eq!(misbehaving, "misbehaving: calendar.web.test");
 
-    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(status.success());
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
+    let output = interrupt(child);
     assert!(stderr(&output).contains("stopped after 3 requests"), "{}", stderr(&output));
 }
 

@@ -5,11 +5,10 @@
 
 mod common;
 
-use std::io::{BufRead as _, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
-use common::{freshet, stderr};
+use common::{freshet, interrupt, spawn_listening, stderr};
 use freshet_urlfrontier::proto::url_frontier_client::UrlFrontierClient;
 use freshet_urlfrontier::proto::{
     CountUrlParams, DiscoveredUrlItem, Empty, GetParams, KnownUrlItem, QueueWithinCrawlParams, StringList,
@@ -21,28 +20,17 @@ fn start(dir: &Path) -> (Child, String) {
 }
 
 fn start_with(dir: &Path, extra: &[&str]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_freshet"))
-        .args(["urlfrontier", "--listen", "127.0.0.1:0", "--dir"])
-        .arg(dir)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
-    let address = first.strip_prefix("listening on ").expect(&first).to_string();
-    assert!(address.starts_with("127.0.0.1:"), "{address}");
+    let dir = dir.to_str().unwrap();
+    let mut args = vec!["urlfrontier", "--listen", "127.0.0.1:0", "--dir", dir];
+    args.extend_from_slice(extra);
+    let (child, address, lines) = spawn_listening(&args);
     // Keeps the pipe open: a closed standard output would fail the server's next line.
     std::thread::spawn(move || lines.for_each(drop));
     (child, address)
 }
 
-fn interrupt(child: Child) {
-    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(status.success());
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
+fn stop(child: Child) {
+    let output = interrupt(child);
     assert!(stderr(&output).contains("stopped"), "{}", stderr(&output));
 }
 
@@ -72,7 +60,7 @@ fn serves_a_client_and_keeps_its_crawl_across_a_restart() {
         }
         assert_eq!(count, 2);
     });
-    interrupt(child);
+    stop(child);
     assert!(dir.path().join("DEFAULT.redb").exists());
 
     let (child, address) = start(dir.path());
@@ -88,7 +76,7 @@ fn serves_a_client_and_keeps_its_crawl_across_a_restart() {
         urls.sort();
         assert_eq!(urls, ["http://a.test/", "http://b.test/"]);
     });
-    interrupt(child);
+    stop(child);
 }
 
 /// With --revisit-rate, a report carrying freshet.changed gets freshet's date, and GetStats
@@ -126,7 +114,7 @@ fn revisit_rate_lets_freshet_choose_the_date() {
         let stats = client.get_stats(QueueWithinCrawlParams::default()).await.unwrap().into_inner();
         assert_eq!(stats.counts.get("revisited"), Some(&1));
     });
-    interrupt(child);
+    stop(child);
 }
 
 #[test]

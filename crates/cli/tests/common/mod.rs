@@ -1,9 +1,9 @@
 //! Helpers shared by the CLI's integration tests: run the built `freshet`, parse its output.
 #![allow(dead_code, unreachable_pub)]
 
-use std::io::Write as _;
+use std::io::{BufRead as _, BufReader, Lines, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, ChildStdout, Command, Output, Stdio};
 
 /// The repository root (for `examples/`).
 pub fn repo_root() -> PathBuf {
@@ -26,6 +26,32 @@ pub fn freshet_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
         pipe.write_all(text.as_bytes()).expect("write stdin");
     }
     child.wait_with_output().expect("wait for freshet")
+}
+
+/// Starts `freshet ARGS`, a server that prints `listening on ADDR` first: the child, the
+/// address (on 127.0.0.1), and the rest of its standard output, which the caller must keep
+/// open or read to the end (a server's next line to a closed pipe fails it).
+pub fn spawn_listening(args: &[&str]) -> (Child, String, Lines<BufReader<ChildStdout>>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_freshet"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn freshet");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout pipe")).lines();
+    let first = lines.next().expect("a first line").expect("readable");
+    let address = first.strip_prefix("listening on ").expect(&first).to_string();
+    assert!(address.starts_with("127.0.0.1:"), "{address}");
+    (child, address, lines)
+}
+
+/// Stops a server with SIGINT (Ctrl-C), waits for it, and checks that it exited cleanly.
+pub fn interrupt(child: Child) -> Output {
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    assert!(status.success());
+    let output = child.wait_with_output().expect("wait for freshet");
+    assert!(output.status.success(), "{}", stderr(&output));
+    output
 }
 
 /// Runs `freshet ARGS` in the repository root.
