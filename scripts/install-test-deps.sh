@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond the Rust toolchain, when missing: Debian's redis-server
 # (apt, as root), which the Redis frontier engine's tests start on 127.0.0.1
-# (crates/frontier/tests/conformance.rs), and warcio (PyPI, pinned) in a Python venv at
-# .venv-test/ (gitignored), which crates/warc/tests/warcio.rs runs as $FRESHET_WARCIO.
+# (crates/frontier/tests/conformance.rs), and in a Python venv at .venv-test/ (gitignored),
+# from PyPI, pinned: warcio, which crates/warc/tests/warcio.rs runs as $FRESHET_WARCIO, and
+# grpcio with grpcio-tools, for the URLFrontier client on Python's gRPC stack
+# (crates/urlfrontier/tests/python.rs, interpreter $FRESHET_PYTHON).
 # scripts/test.sh calls this; run it by hand to use `cargo test` alone. Quiet and quick when
 # everything is there already.
 set -euo pipefail
@@ -23,8 +25,10 @@ if ! command -v redis-server >/dev/null 2>&1 && [ -z "${FRESHET_REDIS_SERVER:-}"
 fi
 
 WARCIO_VERSION=1.8.1
+GRPCIO_VERSION=1.85.3
+GRPCIO_TOOLS_VERSION=1.85.1
 VENV=.venv-test
-MARKER="$VENV/.installed-warcio-$WARCIO_VERSION"
+MARKER="$VENV/.installed-warcio-$WARCIO_VERSION-grpcio-$GRPCIO_VERSION-tools-$GRPCIO_TOOLS_VERSION"
 
 if [ -f "$MARKER" ] && [ -x "$VENV/bin/warcio" ]; then
     exit 0
@@ -43,9 +47,12 @@ if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import venv, ensurepip'
     fi
 fi
 
-echo "install-test-deps: creating $VENV with warcio==$WARCIO_VERSION" >&2
+echo "install-test-deps: creating $VENV with warcio==$WARCIO_VERSION, grpcio==$GRPCIO_VERSION," \
+    "grpcio-tools==$GRPCIO_TOOLS_VERSION" >&2
 rm -rf "$VENV"
 python3 -m venv "$VENV"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "warcio==$WARCIO_VERSION"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "warcio==$WARCIO_VERSION" \
+    "grpcio==$GRPCIO_VERSION" "grpcio-tools==$GRPCIO_TOOLS_VERSION"
 "$VENV/bin/warcio" --version >/dev/null
+"$VENV/bin/python" -c 'import grpc, grpc_tools.protoc'
 touch "$MARKER"
