@@ -215,6 +215,8 @@ fn put_chunk(state: &mut State, chunk: Vec<UrlItem>) -> Vec<AckMessage> {
             statuses[index] = match &result {
                 Ok(()) => ack_message::Status::Ok,
                 Err((_, true)) if put.kind == PutKind::Discovered => ack_message::Status::Ok,
+                // A crawl id that cannot name a crawl fails the same way when sent again.
+                Err((ServiceError::BadCrawlId { .. }, _)) => ack_message::Status::Skipped,
                 Err(_) => ack_message::Status::Fail,
             };
         }

@@ -206,6 +206,9 @@ async fn crawls_queues_and_administration() {
         }
     }
     assert!(put(client, items).await.iter().all(|ack| status(ack) == ack_message::Status::Ok));
+    let too_long = "c".repeat(201);
+    let acks = put(client, vec![discovered(info("http://a.test/x", "a", &too_long, &[]), "long")]).await;
+    assert_eq!(status(&acks[0]), ack_message::Status::Skipped, "a crawl id no file can be named for");
     let crawls = client.list_crawls(Local::default()).await.unwrap().into_inner().values;
     assert_eq!(crawls, ["news", "shop/eu"]);
 
