@@ -141,6 +141,8 @@ struct Queue {
     limit: Option<u64>,
     /// Its URLs reported processed at least once.
     completed: u64,
+    /// Its entry in [`Crawl::ready`]: when it can serve next, and the entry's sequence number.
+    ready_key: Option<(Time, u64)>,
 }
 
 impl Queue {
@@ -154,7 +156,29 @@ impl Queue {
             blocked_until: politeness.blocked_until,
             limit: None,
             completed: 0,
+            ready_key: None,
         }
+    }
+
+    /// When the queue can serve next: its earliest due URL's time, not before it is unblocked,
+    /// nor before its delay since it last served, nor before it last served (so that a queue
+    /// just served goes behind the others); `None` with nothing waiting or at its crawl limit.
+    fn servable_from(&self, default_delay: Option<f64>) -> Option<f64> {
+        let (head, _) = self.waiting.first()?;
+        if self.limit.is_some_and(|limit| self.completed >= limit) {
+            return None;
+        }
+        let mut at = head.0;
+        if let Some(until) = self.blocked_until {
+            at = at.max(until);
+        }
+        if let Some(last) = self.last_served {
+            at = at.max(last);
+            if let Some(delay) = self.delay.or(default_delay) {
+                at = at.max(last + delay);
+            }
+        }
+        Some(at)
     }
 
     fn due_now(&self, now: f64) -> bool {
@@ -180,8 +204,13 @@ pub struct Crawl {
     scheduled: HashMap<PageId, Slot>,
     /// Lease ends, earliest first; an entry whose slot no longer has that lease is stale.
     leases: BinaryHeap<Reverse<(Time, PageId)>>,
-    /// The queue `get` looks at first: the one after the last it served (rotation).
-    cursor: usize,
+    /// The queues that have URLs waiting and are not at their crawl limit, by the time each
+    /// can serve next ([`Queue::servable_from`]), then by when that time was set (so a queue
+    /// just served goes behind the queues due as long): `get` reads only the queues it can
+    /// serve, however many are idle.
+    ready: BTreeSet<(Time, u64, u32)>,
+    /// The sequence numbers of `ready`'s entries.
+    sequence: u64,
     /// `SetDelay` with an empty key: the delay of queues without their own.
     default_delay: Option<f64>,
     /// freshet's revisit policy, if the service runs it.
@@ -223,7 +252,8 @@ impl Crawl {
             queue_ids: HashMap::new(),
             scheduled: HashMap::new(),
             leases: BinaryHeap::new(),
-            cursor: 0,
+            ready: BTreeSet::new(),
+            sequence: 0,
             default_delay: None,
             revisits: revisit.map(Revisits::new),
         };
@@ -273,10 +303,34 @@ impl Crawl {
     }
 
     fn schedule(&mut self, page: PageId, queue: HostId, due: f64) {
-        if let Some(queue) = self.queues.get_mut(queue.0 as usize) {
-            queue.waiting.insert((Time(due), page));
+        if let Some(entry) = self.queues.get_mut(queue.0 as usize) {
+            entry.waiting.insert((Time(due), page));
         }
         self.scheduled.insert(page, Slot { queue, due, leased_until: None });
+        self.refresh(queue.0 as usize);
+    }
+
+    /// Puts queue `index` back in [`ready`](Self::ready) at the time it can serve next (or
+    /// takes it out): called after anything that may change that time.
+    fn refresh(&mut self, index: usize) {
+        let Some(queue) = self.queues.get(index) else { return };
+        let time = queue.servable_from(self.default_delay).map(Time);
+        let old = queue.ready_key;
+        if old.map(|(time, _)| time) == time {
+            return;
+        }
+        let queue_id = u32::try_from(index).unwrap_or(u32::MAX);
+        if let Some((old_time, sequence)) = old {
+            self.ready.remove(&(old_time, sequence, queue_id));
+        }
+        let new = time.map(|time| {
+            self.sequence += 1;
+            (time, self.sequence)
+        });
+        if let Some((time, sequence)) = new {
+            self.ready.insert((time, sequence, queue_id));
+        }
+        self.queues[index].ready_key = new;
     }
 
     /// Takes `page` out of its queue, waiting or leased.
@@ -287,6 +341,7 @@ impl Crawl {
             queue.in_process = queue.in_process.saturating_sub(1);
         } else {
             queue.waiting.remove(&(Time(slot.due), page));
+            self.refresh(slot.queue.0 as usize);
         }
     }
 
@@ -307,6 +362,7 @@ impl Crawl {
             if let Some(queue) = self.queues.get_mut(slot.queue.0 as usize) {
                 queue.in_process = queue.in_process.saturating_sub(1);
                 queue.waiting.insert((Time(slot.due), page));
+                self.refresh(slot.queue.0 as usize);
             }
         }
     }
@@ -409,9 +465,10 @@ impl Crawl {
             self.unschedule(page);
             if state_before != PageState::Fetched
                 && counted.insert(page)
-                && let Some(queue) = self.queues.get_mut(queue.0 as usize)
+                && let Some(entry) = self.queues.get_mut(queue.0 as usize)
             {
-                queue.completed += 1;
+                entry.completed += 1;
+                self.refresh(queue.0 as usize);
             }
             if let Some(revisits) = &mut self.revisits {
                 match &decision {
@@ -426,8 +483,10 @@ impl Crawl {
         Ok(())
     }
 
-    /// Serves the URLs due by `now`: queues in rotation, from the one after the last served,
-    /// skipping those blocked, within their delay or at their crawl limit; from each, the
+    /// Serves the URLs due by `now`: queues in the order they became servable (a queue just
+    /// served goes behind those waiting as long: a rotation), skipping those blocked, within
+    /// their delay or at their crawl limit, reading only the queues that can serve (an index
+    /// by time, however many queues are idle); from each, the
     /// earliest due first, as many as `max_urls_per_queue` allows beside the URLs it has in
     /// process. Each URL served is leased until `now + lease`.
     ///
@@ -436,30 +495,32 @@ impl Crawl {
     /// by themselves.
     pub fn get(&mut self, request: &GetRequest<'_>, now: f64) -> Result<Vec<Served>> {
         self.expire_leases(now);
-        let count = self.queues.len();
-        let order: Vec<usize> = match request.key {
+        let room = |queue: &Queue| {
+            request.max_urls_per_queue.map_or(u32::MAX, |max| max.saturating_sub(queue.in_process))
+        };
+        let candidates: Vec<usize> = match request.key {
             Some(key) => self.queue_ids.get(key).map(|id| id.0 as usize).into_iter().collect(),
-            None => (0..count).map(|offset| (self.cursor + offset) % count).collect(),
+            None => {
+                let mut chosen = Vec::new();
+                for &(time, _, index) in &self.ready {
+                    if time.0 > now || request.max_queues.is_some_and(|max| chosen.len() >= max as usize) {
+                        break;
+                    }
+                    if self.queues.get(index as usize).is_some_and(|queue| room(queue) > 0) {
+                        chosen.push(index as usize);
+                    }
+                }
+                chosen
+            }
         };
         let mut pages = Vec::new();
-        let mut queues_served = 0;
-        for index in order {
-            if request.max_queues.is_some_and(|max| queues_served >= max) {
-                break;
-            }
+        for index in candidates {
             let default_delay = self.default_delay;
-            let queue = &mut self.queues[index];
-            let delay = queue.delay.or(default_delay);
-            let waiting_delay = queue.last_served.zip(delay).is_some_and(|(last, delay)| now < last + delay);
-            if !queue.due_now(now)
-                || queue.blocked_until.is_some_and(|until| now < until)
-                || waiting_delay
-                || queue.limit.is_some_and(|limit| queue.completed >= limit)
-            {
+            let Some(queue) = self.queues.get_mut(index) else { continue };
+            if queue.servable_from(default_delay).is_none_or(|at| at > now) {
                 continue;
             }
-            let room =
-                request.max_urls_per_queue.map_or(u32::MAX, |max| max.saturating_sub(queue.in_process));
+            let room = room(queue);
             let mut taken = 0;
             while taken < room {
                 let Some(&(due, page)) = queue.waiting.first() else { break };
@@ -470,13 +531,11 @@ impl Crawl {
                 pages.push(page);
                 taken += 1;
             }
-            if taken == 0 {
-                continue;
+            if taken > 0 {
+                queue.in_process += taken;
+                queue.last_served = Some(now);
             }
-            queue.in_process += taken;
-            queue.last_served = Some(now);
-            queues_served += 1;
-            self.cursor = (index + 1) % count;
+            self.refresh(index);
         }
         let lease_end = now + request.lease;
         for &page in &pages {
@@ -555,6 +614,9 @@ impl Crawl {
         let delay = (delay > 0.0).then_some(delay);
         let Some(key) = key else {
             self.default_delay = delay;
+            for index in 0..self.queues.len() {
+                self.refresh(index);
+            }
             return Ok(());
         };
         let id = self.queue_id(key).ok_or_else(|| ServiceError::UnknownQueue(key.to_owned()))?;
@@ -562,6 +624,7 @@ impl Crawl {
         politeness.min_delay = delay.unwrap_or(0.0);
         self.store.commit(&[Op::SetHost { host: id, politeness }])?;
         self.queue_mut(id)?.delay = delay;
+        self.refresh(id.0 as usize);
         Ok(())
     }
 
@@ -576,6 +639,7 @@ impl Crawl {
         politeness.blocked_until = until;
         self.store.commit(&[Op::SetHost { host: id, politeness }])?;
         self.queue_mut(id)?.blocked_until = until;
+        self.refresh(id.0 as usize);
         Ok(())
     }
 
@@ -587,6 +651,7 @@ impl Crawl {
     pub fn set_limit(&mut self, key: &str, limit: Option<u64>) -> Result<()> {
         let id = self.queue_id(key).ok_or_else(|| ServiceError::UnknownQueue(key.to_owned()))?;
         self.queue_mut(id)?.limit = limit;
+        self.refresh(id.0 as usize);
         Ok(())
     }
 
@@ -618,6 +683,7 @@ impl Crawl {
         removed += self.remove_pages(&mut batch)?;
         let queue = self.queue_mut(id)?;
         queue.completed = 0;
+        self.refresh(id.0 as usize);
         Ok(removed)
     }
 

@@ -163,6 +163,28 @@ fn politeness_and_limits() {
     assert!(crawl.set_limit("z.test", None).is_err());
 }
 
+/// Lowering a delay (the default, or a queue's) or lifting a block takes effect at once.
+#[test]
+fn lowered_delays_take_effect_at_once() {
+    let mut crawl = memory_crawl();
+    let puts: Vec<Put> = (0..4).map(|i| discovered(&format!("http://a.test/{i}"), "a.test")).collect();
+    crawl.put(&puts, 0.0).unwrap();
+    let one = GetRequest { max_urls_per_queue: Some(1), ..all(1.0) };
+    crawl.set_delay(None, 1_000.0).unwrap();
+    assert_eq!(urls(&mut crawl, &one, 0.0), ["http://a.test/0"]);
+    assert!(urls(&mut crawl, &one, 10.0).is_empty());
+    crawl.set_delay(None, 0.0).unwrap();
+    assert_eq!(urls(&mut crawl, &one, 11.0), ["http://a.test/0"], "its lease ended: first due first");
+    crawl.set_delay(Some("a.test"), 1_000.0).unwrap();
+    assert!(urls(&mut crawl, &one, 20.0).is_empty());
+    crawl.set_delay(Some("a.test"), 0.0).unwrap();
+    assert_eq!(urls(&mut crawl, &one, 21.0), ["http://a.test/0"]);
+    crawl.block_until("a.test", Some(1_000.0)).unwrap();
+    assert!(urls(&mut crawl, &one, 30.0).is_empty());
+    crawl.block_until("a.test", None).unwrap();
+    assert_eq!(urls(&mut crawl, &one, 31.0), ["http://a.test/0"]);
+}
+
 /// `DeleteQueue` forgets the queue's URLs (counted) and nothing else; a URL deleted can be
 /// discovered again.
 #[test]
@@ -265,16 +287,24 @@ fn bad_items_are_refused_by_reason() {
 enum Step {
     Discover(u8),
     Known(u8, Option<u8>),
-    Get { lease: u8 },
+    Get {
+        lease: u8,
+    },
     Wait(u8),
+    /// Queue `h{0}.test` blocked for that long from now (0 unblocks).
+    Block(u8, u8),
+    /// Queue `h{0}.test`'s delay (0: none); or, for queue 3, the default delay.
+    Delay(u8, u8),
 }
 
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
-        (0..12u8).prop_map(Step::Discover),
-        (0..12u8, proptest::option::of(0..40u8)).prop_map(|(url, at)| Step::Known(url, at)),
-        (1..20u8).prop_map(|lease| Step::Get { lease }),
-        (0..15u8).prop_map(Step::Wait),
+        4 => (0..12u8).prop_map(Step::Discover),
+        4 => (0..12u8, proptest::option::of(0..40u8)).prop_map(|(url, at)| Step::Known(url, at)),
+        4 => (1..20u8).prop_map(|lease| Step::Get { lease }),
+        4 => (0..15u8).prop_map(Step::Wait),
+        1 => (0..3u8, 0..20u8).prop_map(|(queue, time)| Step::Block(queue, time)),
+        1 => (0..4u8, 0..10u8).prop_map(|(queue, delay)| Step::Delay(queue, delay)),
     ]
 }
 
@@ -286,16 +316,29 @@ enum Model {
     Done,
 }
 
+/// What the model holds of a queue.
+#[derive(Clone, Copy, Debug, Default)]
+struct QueueModel {
+    blocked_until: Option<f64>,
+    delay: Option<f64>,
+    last_served: Option<f64>,
+}
+
 proptest! {
     /// Against a model of the API's rules, with no per-queue limit: `get` serves exactly the
-    /// URLs due by now that are not leased (a lease ends at its time), and nothing else.
+    /// URLs due by now that are not leased (a lease ends at its time), of queues not blocked
+    /// and past their delay (their own, else the default) since they last served, and nothing
+    /// else; whatever the order of discoveries, reports, blocks and delays before.
     #[test]
-    fn get_serves_what_the_model_says(steps in proptest::collection::vec(step(), 1..60)) {
+    fn get_serves_what_the_model_says(steps in proptest::collection::vec(step(), 1..80)) {
         let mut crawl = memory_crawl();
         let mut model: BTreeMap<String, Model> = BTreeMap::new();
+        let mut queues = [QueueModel::default(); 3];
+        let mut default_delay = None;
         let mut now = 0.0;
         let url = |n: u8| format!("http://h{}.test/{n}", n % 3);
         let key = |n: u8| format!("h{}.test", n % 3);
+        let queue_of = |url: &str| usize::from(url.as_bytes()["http://h".len()] - b'0');
         for step in steps {
             match step {
                 Step::Discover(n) => {
@@ -307,8 +350,27 @@ proptest! {
                     crawl.put(&[known(&url(n), &key(n), refetch)], now).unwrap();
                     model.insert(url(n), refetch.map_or(Model::Done, Model::Due));
                 }
+                Step::Block(queue, time) => {
+                    let until = (time > 0).then(|| now + f64::from(time));
+                    if crawl.block_until(&format!("h{queue}.test"), until).is_ok() {
+                        queues[usize::from(queue)].blocked_until = until;
+                    }
+                }
+                Step::Delay(queue, delay) => {
+                    let delay_value = (delay > 0).then_some(f64::from(delay));
+                    if queue == 3 {
+                        crawl.set_delay(None, f64::from(delay)).unwrap();
+                        default_delay = delay_value;
+                    } else if crawl.set_delay(Some(&format!("h{queue}.test")), f64::from(delay)).is_ok() {
+                        queues[usize::from(queue)].delay = delay_value;
+                    }
+                }
                 Step::Get { lease } => {
                     let lease = f64::from(lease);
+                    let servable = |queue: &QueueModel| {
+                        !queue.blocked_until.is_some_and(|until| now < until)
+                            && !queue.last_served.zip(queue.delay.or(default_delay)).is_some_and(|(last, delay)| now < last + delay)
+                    };
                     let mut expected = Vec::new();
                     for (url, state) in &mut model {
                         let due = match *state {
@@ -316,12 +378,15 @@ proptest! {
                             Model::Leased { due, until } if until <= now => due,
                             _ => continue,
                         };
-                        if due <= now {
+                        if due <= now && servable(&queues[queue_of(url)]) {
                             expected.push(url.clone());
                             *state = Model::Leased { due, until: now + lease };
                         } else {
                             *state = Model::Due(due);
                         }
+                    }
+                    for url in &expected {
+                        queues[queue_of(url)].last_served = Some(now);
                     }
                     prop_assert_eq!(urls(&mut crawl, &all(lease), now), expected);
                 }
