@@ -11,7 +11,8 @@
 //!   stored in chunks of what the client has sent (one or two commits each, durable before the
 //!   acks); a bad item (no URL, whitespace in it, metadata over 64 KiB encoded) is `SKIPPED`
 //!   alone, a failed commit answers `FAIL` for its items.
-//! - `GetURLs`: queues in rotation, each at most `max_urls_per_queue` URLs in process (those
+//! - `GetURLs`: queues in rotation (in the order they became able to serve; a queue just
+//!   served goes behind the others), each at most `max_urls_per_queue` URLs in process (those
 //!   already leased count), at most `max_queues` queues; a queue is skipped while blocked
 //!   (`BlockQueueUntil`), within its delay since it last served (`SetDelay`) or at its crawl
 //!   limit (`SetCrawlLimit`). URLs come earliest due first. Each is leased for
