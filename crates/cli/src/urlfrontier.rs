@@ -8,8 +8,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
+use freshet_frontier::RedisOptions;
 use freshet_urlfrontier::revisit::RevisitOptions;
-use freshet_urlfrontier::{FrontierService, RedbDirectory, ServiceOptions};
+use freshet_urlfrontier::{CrawlSpace, FrontierService, RedbDirectory, RedisSpace, ServiceOptions};
 
 /// How long Ctrl-C waits for open connections to close.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
@@ -20,7 +21,8 @@ Serve the URLFrontier gRPC API (crawler-commons' url-frontier, API 2.x) so that 
 Scrapy or any URLFrontier client keeps its URLs in freshet.
 
 Each crawl id is one crash-safe frontier store, DIR/<crawl id>.redb (DEFAULT when a client names
-none), created on first use and reopened at start. PutURLs adds discovered URLs (new ones only)
+none), or with --store redis://… the key prefix PREFIX/<crawl id> in a Redis server; created on
+first use and reopened at start. PutURLs adds discovered URLs (new ones only)
 and updates known ones (refetchable_from_date 0: done); GetURLs serves due URLs in rotation over
 the queues (a queue per key; the URL's host when the client gives no key), each leased for
 delay_requestable seconds (0: --lease). URLs, metadata, schedules, and each queue's SetDelay and
@@ -35,16 +37,29 @@ the crawl (seed 003); GetStats counts such URLs as `revisited`.";
 
 /// `freshet urlfrontier --help`, last part.
 pub(crate) const AFTER_LONG_HELP: &str = "\
-Example:
+Examples:
   freshet urlfrontier --dir frontier/ --listen 127.0.0.1:7071
+  freshet urlfrontier --store redis://127.0.0.1:6379/ --revisit-rate 20
   # then point a client at it, e.g. StormCrawler's urlfrontier.address: 127.0.0.1:7071";
 
 /// Arguments of `freshet urlfrontier`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct UrlFrontierArgs {
-    /// Directory of the crawls' stores (created if missing).
-    #[arg(long, value_name = "DIR")]
-    dir: PathBuf,
+    /// Directory of the crawls' stores (created if missing): one redb file a crawl.
+    #[arg(long, value_name = "DIR", required_unless_present = "store", conflicts_with = "store")]
+    dir: Option<PathBuf>,
+    /// Keep the crawls in a Redis server instead (redis://HOST:PORT/): one key prefix a crawl,
+    /// `PREFIX/<crawl id>`. The server must sync every write (appendonly yes, appendfsync
+    /// always) unless --store-no-fsync.
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
+    /// The prefix of the crawls' keys in --store.
+    #[arg(long, value_name = "PREFIX", default_value = "freshet", requires = "store")]
+    store_prefix: String,
+    /// Accept a Redis server that does not sync every write (an acknowledged URL may then be
+    /// lost with the server's machine).
+    #[arg(long, requires = "store")]
+    store_no_fsync: bool,
     /// Address to listen on (URLFrontier's usual port is 7071; port 0 picks a free one, printed).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7071")]
     listen: SocketAddr,
@@ -80,7 +95,19 @@ pub(crate) fn run(args: &UrlFrontierArgs) -> anyhow::Result<std::process::ExitCo
         }
         Some(rate) => anyhow::bail!("--revisit-rate {rate}: must be a positive number of fetches a second"),
     };
-    let space = RedbDirectory::new(&args.dir)?;
+    let (space, place): (Box<dyn CrawlSpace>, String) = match (&args.dir, &args.store) {
+        (Some(dir), _) => (Box::new(RedbDirectory::new(dir)?), dir.display().to_string()),
+        (None, Some(url)) => {
+            let options = RedisOptions {
+                prefix: args.store_prefix.clone(),
+                require_fsync: !args.store_no_fsync,
+                ..RedisOptions::new(url.clone())
+            };
+            let space = RedisSpace::new(options).with_context(|| format!("--store {url}"))?;
+            (Box::new(space), format!("{url} under prefix {}", args.store_prefix))
+        }
+        (None, None) => anyhow::bail!("--dir or --store: where the crawls are kept"),
+    };
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
     runtime.block_on(async {
@@ -89,10 +116,10 @@ pub(crate) fn run(args: &UrlFrontierArgs) -> anyhow::Result<std::process::ExitCo
             .with_context(|| format!("--listen {}", args.listen))?;
         let address = listener.local_addr().context("the bound address")?;
         let options = ServiceOptions { default_lease: args.lease, node: address.to_string(), revisit };
-        let service = FrontierService::open(Box::new(space), options)
-            .with_context(|| format!("opening the crawls in {}", args.dir.display()))?;
+        let service =
+            FrontierService::open(space, options).with_context(|| format!("opening the crawls in {place}"))?;
         println!("listening on {address}");
-        println!("crawls in {}; Ctrl-C stops.", args.dir.display());
+        println!("crawls in {place}; Ctrl-C stops.");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = freshet_urlfrontier::serve(service, listener, async {
             let _ = stopped.await;

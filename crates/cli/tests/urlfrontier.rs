@@ -9,19 +9,22 @@ use std::path::Path;
 use std::process::Child;
 
 use common::{freshet, interrupt, spawn_listening, stderr};
+use freshet_frontier::conformance::RedisServer;
 use freshet_urlfrontier::proto::url_frontier_client::UrlFrontierClient;
 use freshet_urlfrontier::proto::{
     CountUrlParams, DiscoveredUrlItem, Empty, GetParams, KnownUrlItem, QueueWithinCrawlParams, StringList,
     UrlInfo, UrlItem, UrlStatusRequest, url_item,
 };
 
-fn start(dir: &Path) -> (Child, String) {
-    start_with(dir, &[])
+fn start_with(dir: &Path, extra: &[&str]) -> (Child, String) {
+    let mut args = vec!["--dir", dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    start_with_args(&args)
 }
 
-fn start_with(dir: &Path, extra: &[&str]) -> (Child, String) {
-    let dir = dir.to_str().unwrap();
-    let mut args = vec!["urlfrontier", "--listen", "127.0.0.1:0", "--dir", dir];
+/// `freshet urlfrontier --listen 127.0.0.1:0 ARGS`.
+fn start_with_args(extra: &[&str]) -> (Child, String) {
+    let mut args = vec!["urlfrontier", "--listen", "127.0.0.1:0"];
     args.extend_from_slice(extra);
     let (child, address, lines) = spawn_listening(&args);
     // Keeps the pipe open: a closed standard output would fail the server's next line.
@@ -42,11 +45,11 @@ fn discovered(url: &str) -> UrlItem {
     }
 }
 
-#[test]
-fn serves_a_client_and_keeps_its_crawl_across_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
+/// Starts the service with `args` (after `urlfrontier --listen 127.0.0.1:0`), puts two URLs,
+/// stops it, starts it again and finds them.
+fn keeps_its_crawl_across_a_restart(args: &[&str]) {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    let (child, address) = start(dir.path());
+    let (child, address) = start_with_args(args);
     runtime.block_on(async {
         let mut client = UrlFrontierClient::connect(format!("http://{address}")).await.unwrap();
         let nodes = client.list_nodes(Empty {}).await.unwrap().into_inner().values;
@@ -61,9 +64,8 @@ fn serves_a_client_and_keeps_its_crawl_across_a_restart() {
         assert_eq!(count, 2);
     });
     stop(child);
-    assert!(dir.path().join("DEFAULT.redb").exists());
 
-    let (child, address) = start(dir.path());
+    let (child, address) = start_with_args(args);
     runtime.block_on(async {
         let mut client = UrlFrontierClient::connect(format!("http://{address}")).await.unwrap();
         let count = client.count_ur_ls(CountUrlParams::default()).await.unwrap().into_inner().value;
@@ -77,6 +79,30 @@ fn serves_a_client_and_keeps_its_crawl_across_a_restart() {
         assert_eq!(urls, ["http://a.test/", "http://b.test/"]);
     });
     stop(child);
+}
+
+#[test]
+fn serves_a_client_and_keeps_its_crawl_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    keeps_its_crawl_across_a_restart(&["--dir", dir.path().to_str().unwrap()]);
+    assert!(dir.path().join("DEFAULT.redb").exists());
+}
+
+/// The same with the crawls in Redis; a server that does not sync every write is refused
+/// unless --store-no-fsync says so.
+#[test]
+fn keeps_its_crawl_in_redis() {
+    let server = RedisServer::start();
+    keeps_its_crawl_across_a_restart(&["--store", &server.url, "--store-prefix", "uf"]);
+    let keys: Vec<String> =
+        redis::cmd("KEYS").arg("{uf/DEFAULT}:*").query(&mut server.connect().unwrap()).unwrap();
+    assert!(keys.contains(&"{uf/DEFAULT}:pages".to_owned()), "{keys:?}");
+
+    let lax = RedisServer::with(&["--appendonly", "no"]);
+    let output = freshet(&["urlfrontier", "--listen", "127.0.0.1:0", "--store", &lax.url]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("appendfsync always"), "{}", stderr(&output));
+    keeps_its_crawl_across_a_restart(&["--store", &lax.url, "--store-no-fsync"]);
 }
 
 /// With --revisit-rate, a report carrying freshet.changed gets freshet's date, and GetStats

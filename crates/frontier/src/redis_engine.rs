@@ -115,6 +115,34 @@ fn hget(
     redis::cmd("HGET").arg(key).arg(field).query(connection).map_err(engine(action))
 }
 
+/// Refuses a server that does not sync its append-only file at every write, unless
+/// [`RedisOptions::require_fsync`] is off (see the module docs).
+fn check_fsync(connection: &mut Connection, options: &RedisOptions) -> Result<()> {
+    if options.require_fsync {
+        let config: HashMap<String, String> = redis::cmd("CONFIG")
+            .arg("GET")
+            .arg("append*")
+            .query(connection)
+            .map_err(engine("read the server's persistence settings"))?;
+        let setting = |name: &str| config.get(name).map_or("", String::as_str).to_owned();
+        if setting("appendonly") != "yes" || setting("appendfsync") != "always" {
+            return Err(refused(
+                "open",
+                format!(
+                    "{} syncs its append-only file with appendonly {:?}, appendfsync {:?}: a commit \
+                     could be lost with the machine; start it with --appendonly yes --appendfsync \
+                     always, or accept that risk (require_fsync off: a crawl's store-require-fsync \
+                     = false, freshet urlfrontier's --store-no-fsync)",
+                    options.url,
+                    setting("appendonly"),
+                    setting("appendfsync")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn id_key(id: u32) -> [u8; 4] {
     id.to_be_bytes()
 }
@@ -161,28 +189,7 @@ impl RedisStore {
     pub fn open(options: RedisOptions) -> Result<Self> {
         let client = redis::Client::open(options.url.as_str()).map_err(engine("open"))?;
         let mut connection = client.get_connection().map_err(engine("connect"))?;
-        if options.require_fsync {
-            let config: HashMap<String, String> = redis::cmd("CONFIG")
-                .arg("GET")
-                .arg("append*")
-                .query(&mut connection)
-                .map_err(engine("read the server's persistence settings"))?;
-            let setting = |name: &str| config.get(name).map_or("", String::as_str).to_owned();
-            if setting("appendonly") != "yes" || setting("appendfsync") != "always" {
-                return Err(refused(
-                    "open",
-                    format!(
-                        "{} syncs its append-only file with appendonly {:?}, appendfsync {:?}: a commit \
-                         could be lost with the machine; start it with --appendonly yes --appendfsync \
-                         always, or accept that risk (require_fsync off: a crawl's store-require-fsync \
-                         = false)",
-                        options.url,
-                        setting("appendonly"),
-                        setting("appendfsync")
-                    ),
-                ));
-            }
-        }
+        check_fsync(&mut connection, &options)?;
         let keys = Keys::new(&options.prefix);
         let me: i64 = redis::cmd("CLIENT").arg("ID").query(&mut connection).map_err(engine("client id"))?;
         let owner: Option<i64> =
@@ -242,10 +249,35 @@ impl RedisStore {
         Ok(Self { connection: RefCell::new(connection), keys, options, client_id: me })
     }
 
+    /// Checks, without opening a store, that the server at `options.url` answers and keeps
+    /// what [`open`](Self::open) requires of it (every write synced, unless
+    /// [`RedisOptions::require_fsync`] is off): for a program that opens its stores later.
+    ///
+    /// # Errors
+    /// [`StoreError::Engine`], as [`open`](Self::open)'s.
+    pub fn check_server(options: &RedisOptions) -> Result<()> {
+        let client = redis::Client::open(options.url.as_str()).map_err(engine("open"))?;
+        let mut connection = client.get_connection().map_err(engine("connect"))?;
+        check_fsync(&mut connection, options)
+    }
+
     /// The options it was opened with.
     #[must_use]
     pub fn options(&self) -> &RedisOptions {
         &self.options
+    }
+
+    /// Deletes the store: every key of its prefix, in one command (they share a hash tag, so
+    /// one node of a cluster holds them all), its ownership with them.
+    ///
+    /// # Errors
+    /// [`StoreError::Engine`] if the server fails; then nothing was deleted.
+    pub fn destroy(self) -> Result<()> {
+        let keys = &self.keys;
+        let names =
+            [&keys.meta, &keys.urls, &keys.pages, &keys.host_keys, &keys.hosts, &keys.in_flight, &keys.owner];
+        let mut connection = self.connection.borrow_mut();
+        redis::cmd("DEL").arg(&names).query::<()>(&mut *connection).map_err(engine("delete the store"))
     }
 
     fn read_meta(connection: &mut Connection, keys: &Keys) -> Result<Meta> {

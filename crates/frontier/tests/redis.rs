@@ -72,3 +72,25 @@ fn a_commit_is_read_whole_from_another_connection() {
     assert_eq!(store.counts().unwrap().discovered, 500);
     assert_eq!(store.pages(None, 1000).unwrap().len(), 500);
 }
+
+/// `destroy` deletes every key of its prefix and nothing of another's; the prefix can then be
+/// opened afresh.
+#[test]
+fn destroy_deletes_its_prefix_only() {
+    let server = RedisServer::start();
+    let options = RedisOptions::new(server.url.clone());
+    let other_options = RedisOptions { prefix: "other".into(), ..options.clone() };
+    let mut store = RedisStore::open(options.clone()).unwrap();
+    let mut other = RedisStore::open(other_options).unwrap();
+    let mut started = store.commit(&[Op::Discover(discovery("https://a.test/", "a.test"))]).unwrap();
+    store.commit(&[Op::Start(started.admissions.remove(0).page)]).unwrap();
+    other.commit(&[Op::Discover(discovery("https://b.test/", "b.test"))]).unwrap();
+    store.destroy().unwrap();
+    let mut connection = server.connect().unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut connection).unwrap();
+    assert!(keys.iter().all(|key| key.starts_with("{other}:")), "{keys:?}");
+    assert_eq!(other.counts().unwrap().discovered, 1);
+    let store = RedisStore::open(options).unwrap();
+    assert_eq!(store.counts().unwrap().pages(), 0);
+    assert_eq!(store.lookup("https://a.test/").unwrap(), None);
+}

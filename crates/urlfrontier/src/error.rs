@@ -32,6 +32,15 @@ pub enum ServiceError {
         #[source]
         source: std::io::Error,
     },
+    /// The Redis server holding the list of crawls failed.
+    #[error("redis: {action}: {source}")]
+    Redis {
+        /// What was being done.
+        action: &'static str,
+        /// The error.
+        #[source]
+        source: redis::RedisError,
+    },
     /// The store and the queues in memory disagree: a bug, reported rather than a panic.
     #[error("internal inconsistency: {0}")]
     Inconsistent(&'static str),
@@ -50,9 +59,10 @@ impl From<ServiceError> for tonic::Status {
             | ServiceError::Store(StoreError::BadCharacter { .. } | StoreError::InvalidNumber { .. }) => {
                 Self::invalid_argument(message)
             }
-            ServiceError::Store(_) | ServiceError::Io { .. } | ServiceError::Inconsistent(_) => {
-                Self::internal(message)
-            }
+            ServiceError::Store(_)
+            | ServiceError::Io { .. }
+            | ServiceError::Redis { .. }
+            | ServiceError::Inconsistent(_) => Self::internal(message),
         }
     }
 }

@@ -31,7 +31,8 @@
 //! # What survives a restart
 //! Every URL, its queue, metadata and schedule, and each queue's delay and block, are in the
 //! crawl's store ([`freshet_frontier::RedbStore`], one file per crawl in a directory:
-//! [`RedbDirectory`]); leases are not (a URL leased when the service stopped is served again at
+//! [`RedbDirectory`]; or [`freshet_frontier::RedisStore`], one key prefix per crawl in a Redis
+//! server: [`RedisSpace`]); leases are not (a URL leased when the service stopped is served again at
 //! once, as the API says of a lease that ended), nor are the crawl limits, the default delay
 //! and `SetActive`.
 //!
@@ -57,7 +58,7 @@ pub mod proto {
 pub use crawl::Crawl;
 pub use error::{Result, ServiceError};
 pub use service::{DEFAULT_CRAWL, FrontierService, ServiceOptions};
-pub use space::{CrawlSpace, MAX_CRAWL_ID_BYTES, MemorySpace, RedbDirectory};
+pub use space::{CrawlSpace, MAX_CRAWL_ID_BYTES, MemorySpace, RedbDirectory, RedisSpace};
 
 /// Serves `service` on `listener` until `shutdown` completes.
 ///

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use freshet_frontier::{FrontierStore, MemoryStore, RedbStore};
+use freshet_frontier::{FrontierStore, MemoryStore, RedbStore, RedisOptions, RedisStore};
 
 use crate::error::{Result, ServiceError};
 
@@ -113,6 +113,81 @@ impl CrawlSpace for RedbDirectory {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(source) => Err(ServiceError::Io { action: "delete the crawl", path, source }),
         }
+    }
+}
+
+/// Crawls in a Redis server (the frontier's Redis engine): crawl `id` is the store of prefix
+/// `<base>/<id>` (the id written as in [`RedbDirectory`]'s file names, so it holds no `{` or
+/// `}` and stays one hash tag), and the ids are listed in the set `{<base>}:crawls`. Each
+/// store's durability rule is the engine's ([`RedisOptions::require_fsync`]).
+#[derive(Debug)]
+pub struct RedisSpace {
+    base: RedisOptions,
+    client: redis::Client,
+    catalog: String,
+}
+
+fn redis_error(action: &'static str) -> impl FnOnce(redis::RedisError) -> ServiceError {
+    move |source| ServiceError::Redis { action, source }
+}
+
+impl RedisSpace {
+    /// The crawls under `base.prefix` on the server at `base.url`, which must keep what the
+    /// Redis engine requires (every write synced, unless `base.require_fsync` is off): checked
+    /// now, before any crawl is opened.
+    ///
+    /// # Errors
+    /// [`ServiceError::Redis`] if the server cannot be reached; [`ServiceError::Store`] if it
+    /// does not sync every write.
+    pub fn new(base: RedisOptions) -> Result<Self> {
+        RedisStore::check_server(&base)?;
+        let client =
+            redis::Client::open(base.url.as_str()).map_err(redis_error("open the server's address"))?;
+        let catalog = format!("{{{}}}:crawls", base.prefix);
+        let space = Self { base, client, catalog };
+        space.connection()?;
+        Ok(space)
+    }
+
+    /// A connection for one call: the space is used at start and when a crawl is created or
+    /// deleted, rarely enough not to hold one.
+    fn connection(&self) -> Result<redis::Connection> {
+        self.client.get_connection().map_err(redis_error("connect"))
+    }
+
+    fn options(&self, id: &str) -> RedisOptions {
+        RedisOptions { prefix: format!("{}/{}", self.base.prefix, file_stem(id)), ..self.base.clone() }
+    }
+}
+
+impl CrawlSpace for RedisSpace {
+    fn list(&self) -> Result<Vec<String>> {
+        let mut ids: Vec<String> = redis::cmd("SMEMBERS")
+            .arg(&self.catalog)
+            .query(&mut self.connection()?)
+            .map_err(redis_error("list the crawls"))?;
+        ids.sort_unstable();
+        Ok(ids)
+    }
+
+    fn open(&mut self, id: &str) -> Result<Box<dyn FrontierStore>> {
+        check_id(id)?;
+        let store = RedisStore::open(self.options(id))?;
+        redis::cmd("SADD")
+            .arg(&self.catalog)
+            .arg(id)
+            .query::<()>(&mut self.connection()?)
+            .map_err(redis_error("add the crawl to the list"))?;
+        Ok(Box::new(store))
+    }
+
+    fn delete(&mut self, id: &str) -> Result<()> {
+        RedisStore::open(self.options(id))?.destroy()?;
+        redis::cmd("SREM")
+            .arg(&self.catalog)
+            .arg(id)
+            .query::<()>(&mut self.connection()?)
+            .map_err(redis_error("take the crawl off the list"))
     }
 }
 

@@ -1,10 +1,12 @@
 //! The service over gRPC on 127.0.0.1, as a URLFrontier client sees it: every call, the acks,
-//! bad items, and a restart on the same directory.
+//! bad items, and a restart, with the crawls in a directory of redb files and in a Redis server
+//! of the test's own (`scripts/install-test-deps.sh` installs `redis-server`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
-use std::path::Path;
 
+use freshet_frontier::RedisOptions;
+use freshet_frontier::conformance::RedisServer;
 use freshet_urlfrontier::proto::url_frontier_client::UrlFrontierClient;
 use freshet_urlfrontier::proto::{
     AckMessage, Active, BlockQueueParams, CountUrlParams, CrawlLimitParams, DeleteCrawlMessage,
@@ -12,7 +14,7 @@ use freshet_urlfrontier::proto::{
     PurgeUrlParams, QueueDelayParams, QueueWithinCrawlParams, StringList, UrlInfo, UrlItem, UrlStatusRequest,
     ack_message, get_params, url_item,
 };
-use freshet_urlfrontier::{FrontierService, RedbDirectory, ServiceOptions, serve};
+use freshet_urlfrontier::{CrawlSpace, FrontierService, RedbDirectory, RedisSpace, ServiceOptions, serve};
 use tokio::sync::oneshot;
 use tonic::transport::Channel;
 
@@ -22,9 +24,44 @@ struct Server {
     task: tokio::task::JoinHandle<()>,
 }
 
-async fn start(dir: &Path) -> Server {
-    let space = RedbDirectory::new(dir).unwrap();
-    let service = FrontierService::open(Box::new(space), ServiceOptions::default()).unwrap();
+/// Where the crawls are kept: a directory of redb files, or a Redis server of the test's own.
+enum Space {
+    Directory(tempfile::TempDir),
+    Redis(RedisServer),
+}
+
+impl Space {
+    fn directory() -> Self {
+        Self::Directory(tempfile::tempdir().unwrap())
+    }
+
+    fn redis() -> Self {
+        Self::Redis(RedisServer::start())
+    }
+
+    fn open(&self) -> Box<dyn CrawlSpace> {
+        match self {
+            Self::Directory(dir) => Box::new(RedbDirectory::new(dir.path()).unwrap()),
+            Self::Redis(server) => Box::new(RedisSpace::new(RedisOptions::new(server.url.clone())).unwrap()),
+        }
+    }
+
+    /// What the space holds: file names, or Redis keys.
+    fn contents(&self) -> Vec<String> {
+        let mut names: Vec<String> = match self {
+            Self::Directory(dir) => std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+                .collect(),
+            Self::Redis(server) => redis::cmd("KEYS").arg("*").query(&mut server.connect().unwrap()).unwrap(),
+        };
+        names.sort();
+        names
+    }
+}
+
+async fn start(space: &Space) -> Server {
+    let service = FrontierService::open(space.open(), ServiceOptions::default()).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
@@ -106,8 +143,8 @@ fn status(ack: &AckMessage) -> ack_message::Status {
 /// empty key, bad items skipped alone; a URL reported without a date is never served again.
 #[tokio::test]
 async fn a_crawler_s_round_trip() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut server = start(dir.path()).await;
+    let space = Space::directory();
+    let mut server = start(&space).await;
     let client = &mut server.client;
     let items = vec![
         discovered(info("http://a.test/1", "", "", &[("depth", &["0"]), ("seed", &["yes", "twice"])]), "one"),
@@ -196,8 +233,13 @@ async fn a_crawler_s_round_trip() {
 /// `CountURLs`, `DeleteQueue`, `SetActive`, politeness calls, and what is not offered.
 #[tokio::test]
 async fn crawls_queues_and_administration() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut server = start(dir.path()).await;
+    for space in [Space::directory(), Space::redis()] {
+        crawls_queues_and_administration_in(&space).await;
+    }
+}
+
+async fn crawls_queues_and_administration_in(space: &Space) {
+    let mut server = start(space).await;
     let client = &mut server.client;
     let mut items = Vec::new();
     for crawl in ["news", "shop/eu"] {
@@ -287,7 +329,14 @@ async fn crawls_queues_and_administration() {
         client.delete_crawl(DeleteCrawlMessage { value: "shop/eu".into(), local: false }).await.unwrap();
     assert_eq!(deleted.into_inner().value, 3);
     assert_eq!(client.list_crawls(Local::default()).await.unwrap().into_inner().values, ["news"]);
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "its file is gone");
+    let contents = space.contents();
+    match space {
+        Space::Directory(_) => assert_eq!(contents, ["news.redb"], "its file is gone"),
+        Space::Redis(_) => {
+            assert!(contents.iter().all(|key| !key.contains("shop%2Feu")), "its keys are gone: {contents:?}");
+            assert!(contents.contains(&"{freshet/news}:pages".to_owned()), "{contents:?}");
+        }
+    }
 
     let nodes = client.list_nodes(Empty {}).await.unwrap().into_inner().values;
     assert_eq!(nodes, ["127.0.0.1:7071"]);
@@ -302,8 +351,13 @@ async fn crawls_queues_and_administration() {
 /// is done and what is scheduled, its queues' politeness; the leases are not.
 #[tokio::test]
 async fn a_restarted_service_keeps_its_crawls() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut server = start(dir.path()).await;
+    for space in [Space::directory(), Space::redis()] {
+        a_restarted_service_keeps_its_crawls_in(&space).await;
+    }
+}
+
+async fn a_restarted_service_keeps_its_crawls_in(space: &Space) {
+    let mut server = start(space).await;
     let client = &mut server.client;
     let mut items: Vec<UrlItem> = (0..50)
         .map(|i| {
@@ -320,7 +374,7 @@ async fn a_restarted_service_keeps_its_crawls() {
     client.block_queue_until(block).await.unwrap();
     server.stop().await;
 
-    let mut server = start(dir.path()).await;
+    let mut server = start(space).await;
     let client = &mut server.client;
     assert_eq!(client.list_crawls(Local::default()).await.unwrap().into_inner().values, ["c"]);
     let count = CountUrlParams { crawl_id: "c".into(), ..CountUrlParams::default() };
