@@ -49,6 +49,7 @@ macro_rules! conformance_tests {
             store_rebuilds_the_scheduler,
             redirect_trail_is_kept_until_the_first_fetch,
             metadata_is_kept_and_replaced,
+            page_batch_reads_as_page_does,
         );
     };
     (@tests $make:expr; $($check:ident),* $(,)?) => {
@@ -609,6 +610,25 @@ pub fn metadata_is_kept_and_replaced<H: Harness>(harness: &mut H) {
     let unknown = PageId(999);
     let error = store.commit(&[Op::SetMetadata { page: unknown, metadata: Vec::new() }]).unwrap_err();
     assert!(matches!(error, StoreError::UnknownPage { op: 0, .. }), "{error:?}");
+}
+
+/// [`FrontierStore::page_batch`] answers what [`FrontierStore::page`] answers for each id, in
+/// the order asked, repeated and unknown ids included.
+pub fn page_batch_reads_as_page_does<H: Harness>(harness: &mut H) {
+    let mut store = harness.create();
+    let urls = ["http://a.test/1", "http://a.test/2", "http://b.test/1"];
+    let ops: Vec<Op> = urls.iter().map(|url| Op::Discover(discovery(url, "h.test"))).collect();
+    let report = store.commit(&ops).unwrap();
+    let first = report.admissions[0].page;
+    store.commit(&[Op::Complete(completion(first, 5.0))]).unwrap();
+    let store = harness.reopen(store);
+    let ids = [PageId(2), PageId(99), first, PageId(2)];
+    let batch = store.page_batch(&ids).unwrap();
+    let one_by_one: Vec<_> = ids.iter().map(|&id| store.page(id).unwrap()).collect();
+    assert_eq!(batch, one_by_one);
+    assert_eq!(batch[0].as_ref().unwrap().url, "http://b.test/1");
+    assert!(batch[1].is_none());
+    assert!(store.page_batch(&[]).unwrap().is_empty());
 }
 
 /// A `redis-server` of a test's own, on a free 127.0.0.1 port, with its data in a temporary

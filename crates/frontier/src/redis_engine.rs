@@ -650,6 +650,26 @@ impl FrontierStore for RedisStore {
         Ok(row.map(|row| StoredPage { id: page, url: row.url, record: row.record }))
     }
 
+    fn page_batch(&self, pages: &[PageId]) -> Result<Vec<Option<StoredPage>>> {
+        if pages.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<Vec<u8>> = pages.iter().map(|page| id_key(page.0).to_vec()).collect();
+        let values: Vec<Option<Vec<u8>>> = redis::cmd("HMGET")
+            .arg(&self.keys.pages)
+            .arg(&ids)
+            .query(&mut *self.connection.borrow_mut())
+            .map_err(engine("read pages"))?;
+        pages
+            .iter()
+            .zip(values)
+            .map(|(&page, value)| {
+                let row = value.map(|bytes| decode_page(page.0, &bytes)).transpose()?;
+                Ok(row.map(|row| StoredPage { id: page, url: row.url, record: row.record }))
+            })
+            .collect()
+    }
+
     fn lookup(&self, url: &str) -> Result<Option<PageId>> {
         let value = hget(&mut self.connection.borrow_mut(), &self.keys.urls, url.as_bytes(), "read urls")?;
         Ok(value.map(|bytes| decode_ids(&bytes, "urls")).transpose()?.map(|(page, _)| PageId(page)))

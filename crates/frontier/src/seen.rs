@@ -312,6 +312,10 @@ impl<S: FrontierStore> FrontierStore for SeenFilter<S> {
         self.store.page(page)
     }
 
+    fn page_batch(&self, pages: &[PageId]) -> Result<Vec<Option<StoredPage>>> {
+        self.store.page_batch(pages)
+    }
+
     fn lookup(&self, url: &str) -> Result<Option<PageId>> {
         self.store.lookup(url)
     }

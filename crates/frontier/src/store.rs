@@ -72,6 +72,15 @@ pub trait FrontierStore: Send {
     /// The page with id `page`, or `None` if the store does not hold it.
     fn page(&self, page: PageId) -> Result<Option<StoredPage>>;
 
+    /// [`page`](Self::page) of each of `pages`, in their order: one round trip on an engine
+    /// across a network (Redis), one read each elsewhere.
+    ///
+    /// # Errors
+    /// As [`page`](Self::page).
+    fn page_batch(&self, pages: &[PageId]) -> Result<Vec<Option<StoredPage>>> {
+        pages.iter().map(|&page| self.page(page)).collect()
+    }
+
     /// The id of `url` (compared byte for byte), or `None` if it is not in the seen set.
     fn lookup(&self, url: &str) -> Result<Option<PageId>>;
 
@@ -105,6 +114,10 @@ impl<S: FrontierStore + ?Sized> FrontierStore for Box<S> {
 
     fn page(&self, page: PageId) -> Result<Option<StoredPage>> {
         (**self).page(page)
+    }
+
+    fn page_batch(&self, pages: &[PageId]) -> Result<Vec<Option<StoredPage>>> {
+        (**self).page_batch(pages)
     }
 
     fn lookup(&self, url: &str) -> Result<Option<PageId>> {

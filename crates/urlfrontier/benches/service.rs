@@ -1,7 +1,8 @@
 //! The URLFrontier service's throughput over gRPC on 127.0.0.1, as a crawler uses it: one
 //! `PutURLs` stream of discovered URLs, then rounds of `GetURLs` and `PutURLs` of the served
 //! URLs as known and done, until none is left; on the redb space (the default, durable at every
-//! chunk) and in memory. Prints URLs per second of wall time for each phase, and the process's
+//! chunk), in memory, and on a Redis server of the bench's own (`redis-server` on the `PATH`,
+//! `appendfsync always`). Prints URLs per second of wall time for each phase, and the process's
 //! CPU time.
 //!
 //! `cargo bench -p freshet-urlfrontier --bench service` (`FRESHET_BENCH_URLS`, default 100,000,
@@ -10,9 +11,13 @@
 
 use std::time::Instant;
 
+use freshet_frontier::RedisOptions;
+use freshet_frontier::conformance::RedisServer;
 use freshet_urlfrontier::proto::url_frontier_client::UrlFrontierClient;
 use freshet_urlfrontier::proto::{DiscoveredUrlItem, GetParams, KnownUrlItem, UrlInfo, UrlItem, url_item};
-use freshet_urlfrontier::{CrawlSpace, FrontierService, MemorySpace, RedbDirectory, ServiceOptions, serve};
+use freshet_urlfrontier::{
+    CrawlSpace, FrontierService, MemorySpace, RedbDirectory, RedisSpace, ServiceOptions, serve,
+};
 use tonic::transport::Channel;
 
 fn env(name: &str, default: usize) -> usize {
@@ -116,5 +121,9 @@ fn main() {
         let dir = tempfile::tempdir().unwrap();
         run("redb", Box::new(RedbDirectory::new(dir.path()).unwrap()), urls, queues).await;
         run("memory", Box::new(MemorySpace::default()), urls, queues).await;
+        // A redis-server of the bench's own, syncing every write (the engine's requirement).
+        let server = RedisServer::start();
+        let space = RedisSpace::new(RedisOptions::new(server.url.clone())).unwrap();
+        run("redis", Box::new(space), urls, queues).await;
     });
 }

@@ -406,6 +406,18 @@ impl Crawl {
         }
         let mut updates = Vec::new();
         let mut known = Vec::new();
+        // The known URLs' records, read in one batch (one round trip to a Redis store).
+        let known_pages: Vec<PageId> = items
+            .iter()
+            .zip(&report.admissions)
+            .filter(|(item, _)| matches!(item.kind, PutKind::Known { .. }))
+            .map(|(_, admission)| admission.page)
+            .collect();
+        let mut records = self
+            .store
+            .page_batch(&known_pages)
+            .map_err(|error| PutError { error: error.into(), discoveries_stored: true })?
+            .into_iter();
         for (item, admission) in items.iter().zip(&report.admissions) {
             match item.kind {
                 PutKind::Discovered => {
@@ -414,11 +426,7 @@ impl Crawl {
                     }
                 }
                 PutKind::Known { refetch } => {
-                    let stored = self
-                        .store
-                        .page(admission.page)
-                        .map_err(|error| PutError { error: error.into(), discoveries_stored: true })?;
-                    let Some(stored) = stored else {
+                    let Some(stored) = records.next().flatten() else {
                         let error = ServiceError::Inconsistent("a page admitted and not found");
                         return Err(PutError { error, discoveries_stored: true });
                     };
@@ -545,8 +553,7 @@ impl Crawl {
             }
         }
         let mut served = Vec::with_capacity(pages.len());
-        for page in pages {
-            let Some(stored) = self.store.page(page)? else { continue };
+        for stored in self.store.page_batch(&pages)?.into_iter().flatten() {
             let key = self.queues.get(stored.record.host.0 as usize).map(|queue| queue.key.clone());
             served.push(Served {
                 url: stored.url,
