@@ -101,7 +101,7 @@ pub struct QueueStats {
     pub due: u64,
     /// URLs leased (served and not yet reported).
     pub in_process: u64,
-    /// URLs reported processed and not to be fetched again.
+    /// URLs reported processed at least once (`KnownURLItem`s, each URL counted once).
     pub completed: u64,
     /// Queues counted.
     pub queues: u64,
@@ -302,7 +302,9 @@ impl Crawl {
         self.queues.get_mut(id.0 as usize).ok_or(ServiceError::Inconsistent("a page of an unknown queue"))
     }
 
+    /// Makes `page` wait in `queue` from `due` on (taking it out of where it was first).
     fn schedule(&mut self, page: PageId, queue: HostId, due: f64) {
+        self.unschedule(page);
         if let Some(entry) = self.queues.get_mut(queue.0 as usize) {
             entry.waiting.insert((Time(due), page));
         }
