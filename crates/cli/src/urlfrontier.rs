@@ -22,10 +22,10 @@ Scrapy or any URLFrontier client keeps its URLs in freshet.
 
 Each crawl id is one crash-safe frontier store, DIR/<crawl id>.redb (DEFAULT when a client names
 none), or with --store redis://… the key prefix PREFIX/<crawl id> in a Redis server; created on
-first use and reopened at start. PutURLs adds discovered URLs (new ones only)
-and updates known ones (refetchable_from_date 0: done); GetURLs serves due URLs in rotation over
-the queues (a queue per key; the URL's host when the client gives no key), each leased for
-delay_requestable seconds (0: --lease). URLs, metadata, schedules, and each queue's SetDelay and
+first use and reopened at start. PutURLs adds discovered URLs (new ones only) and updates known
+ones (refetchable_from_date 0: done); GetURLs serves due URLs in rotation over the queues (a
+queue per key; the URL's host when the client gives no key), each leased for delay_requestable
+seconds (0: --lease). URLs, metadata, schedules, and each queue's SetDelay and
 BlockQueueUntil survive a restart; leases, crawl limits, the default delay and SetActive do not.
 SetLogLevel and PurgeURLs answer UNIMPLEMENTED.
 
