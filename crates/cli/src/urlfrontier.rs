@@ -81,6 +81,11 @@ pub(crate) struct UrlFrontierArgs {
 
 /// Runs `freshet urlfrontier` until Ctrl-C.
 pub(crate) fn run(args: &UrlFrontierArgs) -> anyhow::Result<std::process::ExitCode> {
+    // The service's log (an item skipped, a chunk not stored) on standard error, filtered by
+    // RUST_LOG (warnings by default).
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
     if !(args.lease.is_finite() && args.lease > 0.0) {
         anyhow::bail!("--lease {}: must be a positive number of seconds", args.lease);
     }

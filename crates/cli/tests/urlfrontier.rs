@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::process::Child;
 
-use common::{freshet, interrupt, spawn_listening, stderr};
+use common::{freshet, interrupt, spawn_listening, spawn_listening_with, stderr};
 use freshet_frontier::conformance::RedisServer;
 use freshet_urlfrontier::proto::url_frontier_client::UrlFrontierClient;
 use freshet_urlfrontier::proto::{
@@ -141,6 +141,28 @@ fn revisit_rate_lets_freshet_choose_the_date() {
         assert_eq!(stats.counts.get("revisited"), Some(&1));
     });
     stop(child);
+}
+
+/// The service's log goes to standard error, filtered by RUST_LOG: a skipped item is named
+/// with its reason at the debug level.
+#[test]
+fn rust_log_shows_skipped_items() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["urlfrontier", "--listen", "127.0.0.1:0", "--dir", dir.path().to_str().unwrap()];
+    let (child, address, lines) = spawn_listening_with(&args, &[("RUST_LOG", "freshet_urlfrontier=debug")]);
+    std::thread::spawn(move || lines.for_each(drop));
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let mut client = UrlFrontierClient::connect(format!("http://{address}")).await.unwrap();
+        let items = vec![discovered("http://a.test/ x")];
+        let mut acks = client.put_ur_ls(tokio_stream::iter(items)).await.unwrap().into_inner();
+        while let Some(ack) = acks.message().await.unwrap() {
+            assert_eq!(ack.status, 1, "SKIPPED: {ack:?}");
+        }
+    });
+    let output = interrupt(child);
+    let log = stderr(&output);
+    assert!(log.contains("PutURLs item skipped") && log.contains("URL holds the character ' '"), "{log}");
 }
 
 #[test]

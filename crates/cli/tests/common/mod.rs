@@ -32,8 +32,17 @@ pub fn freshet_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
 /// address (on 127.0.0.1), and the rest of its standard output, which the caller must keep
 /// open or read to the end (a server's next line to a closed pipe fails it).
 pub fn spawn_listening(args: &[&str]) -> (Child, String, Lines<BufReader<ChildStdout>>) {
+    spawn_listening_with(args, &[])
+}
+
+/// [`spawn_listening`] with environment variables set for the server.
+pub fn spawn_listening_with(
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Child, String, Lines<BufReader<ChildStdout>>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_freshet"))
         .args(args)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
