@@ -275,6 +275,33 @@ impl<O: Objective> Scheduler<O> {
         Ok(())
     }
 
+    /// The start of `page`'s last fetch; `None` if it was never fetched (or is unknown).
+    #[must_use]
+    pub fn last_fetch(&self, page: PageId) -> Option<f64> {
+        let slot = self.pages.get(page.0 as usize).filter(|slot| slot.is_present())?;
+        slot.was_fetched().then_some(slot.last)
+    }
+
+    /// The local copy of `page` is known to be stale (a sitemap's `lastmod`, a ping said it
+    /// changed after the last fetch): its value becomes `V(∞)`, as a page never fetched, so it
+    /// is due at `now` if that reaches its host's threshold. Its weight and change rate are
+    /// kept. A page in flight is left alone: the fetch under way sees the change. Returns
+    /// whether the page was marked.
+    ///
+    /// # Errors
+    /// [`OnlineError::UnknownPage`].
+    pub fn mark_stale(&mut self, page: PageId, now: f64) -> OnlineResult<bool> {
+        let slot = *self.present_page_mut(page)?;
+        if slot.in_flight() {
+            return Ok(false);
+        }
+        let (host, weight, change_rate) =
+            (HostId(slot.host), f64::from(slot.weight), f64::from(slot.change_rate));
+        self.remove(page)?;
+        self.insert(page, host, weight, change_rate, now, None)?;
+        Ok(true)
+    }
+
     /// Forgets a page. If it is in flight, its host's slot is still released by
     /// [`fetched`](Self::fetched).
     ///

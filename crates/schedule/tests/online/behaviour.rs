@@ -319,3 +319,27 @@ fn a_threshold_above_every_page_comes_down_without_fetches() {
     assert!(scheduler.lambda0() < 100.0, "λ_0 {}", scheduler.lambda0());
     assert!(fetches > 1_000, "{fetches} fetches");
 }
+
+/// A copy known to be stale (a sitemap's `lastmod` after the last fetch) is due at once, as a
+/// page never fetched, with its weight and rate kept; a page in flight and an unknown page are
+/// not marked.
+#[test]
+fn a_page_marked_stale_is_due_at_once() {
+    let budget = Budget { initial_lambda0: Some(1.0), ..Budget::new(10.0) };
+    let mut scheduler = Scheduler::freshness(budget).unwrap();
+    scheduler.set_host(HostId(0), Politeness::default()).unwrap();
+    scheduler.restore(PageId(0), HostId(0), 1.0, 0.1, 0.0, 0.0).unwrap();
+    assert_eq!(scheduler.last_fetch(PageId(0)), Some(0.0));
+    assert!(matches!(scheduler.next(0.5), Decision::WaitUntil(time) if time > 0.5));
+    assert!(scheduler.mark_stale(PageId(0), 0.5).unwrap());
+    assert_eq!(scheduler.last_fetch(PageId(0)), None);
+    let explanation = scheduler.explain(PageId(0), 0.5).unwrap();
+    assert!((explanation.value_at_infinity - 10.0).abs() < 1e-6, "w/λ kept: {explanation:?}");
+    assert_eq!(scheduler.next(0.5), Decision::Fetch { page: PageId(0), host: HostId(0) });
+    assert!(!scheduler.mark_stale(PageId(0), 0.6).unwrap(), "in flight: left alone");
+    scheduler.fetched(PageId(0), Outcome::Fetched, 0.7).unwrap();
+    assert_eq!(scheduler.last_fetch(PageId(0)), Some(0.5));
+    assert_eq!(scheduler.len(), 1);
+    assert!(matches!(scheduler.mark_stale(PageId(9), 1.0), Err(OnlineError::UnknownPage(_))));
+    assert_eq!(scheduler.last_fetch(PageId(9)), None);
+}
