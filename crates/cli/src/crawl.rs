@@ -304,6 +304,12 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
             summary.near_duplicates
         );
     }
+    if summary.sitemap_changes > 0 {
+        println!(
+            "{} known pages a sitemap's lastmod said changed since their last fetch, fetched again at once",
+            summary.sitemap_changes
+        );
+    }
     if summary.recovered_in_flight > 0 || summary.warc_bytes_cut > 0 {
         println!(
             "resumed after a crash: {} fetches were in flight, {} bytes of a torn WARC record cut",

@@ -134,9 +134,18 @@
 //!   a timeout, a body that is not a sitemap (outcome `not-a-sitemap`, an HTML soft 404 say), a
 //!   file cut short, are logged and the crawl goes on.
 //!
+//! - **A `<lastmod>` is a change signal**: a page the crawl holds and has fetched, listed with a
+//!   `lastmod` later than its last fetch, has changed since (the protocol: "the date of last
+//!   modification of the page"), so once the group commit has named it, the scheduler treats
+//!   its copy as stale (`Scheduler::mark_stale`: due at once, as a page never fetched, its
+//!   weight and rate kept); a `changed` log line (outcome `due-now`) says so, and
+//!   [`CrawlSummary::sitemap_changes`] counts it. A page in flight, never fetched, or out of the
+//!   schedule is left as it is.
+//!
 //! Sitemaps are not revisited in this pass (a later robots.txt refresh does not queue them
-//! again) and not remembered across runs: a resumed crawl fetches them again, and the seen set
-//! keeps their URLs from being added twice.
+//! again) and not remembered across runs: a resumed crawl fetches them again when it next
+//! visits the host, and the seen set keeps their URLs from being added twice; so a resumed
+//! crawl learns from their `lastmod`s which of the host's pages changed while it was away.
 //!
 //! # Discovery and revisits
 //! Links of HTML pages (`freshet_fetch::links`: `nofollow` and robots meta respected) and

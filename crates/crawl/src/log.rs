@@ -68,6 +68,9 @@ pub enum LogKind {
     /// their allowance of work (`robots-scan-rate`); it is checked, and requested if allowed,
     /// later. Only a host's first put-off in a run is logged.
     Deferred,
+    /// A known URL a sitemap says changed after its last fetch (its `<lastmod>` is later): not
+    /// a request, the note that it is due at once.
+    Changed,
 }
 
 /// One line of `crawl.jsonl`.
@@ -104,6 +107,11 @@ impl LogLine {
             Some(detail) => format!("{detail}; {note}"),
             None => note.to_string(),
         });
+    }
+
+    /// A [`LogKind::Changed`] line for `url`: outcome `due-now`, `detail` what said so.
+    pub(crate) fn changed(url: &str, detail: String) -> Self {
+        Self { kind: LogKind::Changed, ..Self::skipped(url, "due-now", Some(detail)) }
     }
 
     /// The line of a URL not requested, now: `outcome` says why (`robots-disallowed`,

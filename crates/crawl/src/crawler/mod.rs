@@ -106,6 +106,9 @@ pub struct CrawlSummary {
     /// Pages whose first fetch's main text nearly repeats (SimHash within 3 of 64 bits) a
     /// page fetched before under another URL (see [`crate::dedup`]); the log line names it.
     pub near_duplicates: u64,
+    /// Known pages a sitemap said changed after their last fetch (a `<lastmod>` later than
+    /// it): each made due at once, as a page never fetched (see `crawler::sitemaps`).
+    pub sitemap_changes: u64,
 }
 
 /// A crawl, opened on its data directory and ready to [`run`](Crawler::run).
@@ -172,6 +175,10 @@ pub struct Crawler {
     /// Pages fetched since the last commit whose links go to the importance estimator once the
     /// commit has given them ids: the page and the range of its links in `pending_urls`.
     link_sources: Vec<(PageId, std::ops::Range<usize>)>,
+    /// Sitemap entries with a `<lastmod>` since the last commit: the index of the entry's URL
+    /// in `pending_urls` and the instant (Unix seconds), checked once the commit has given the
+    /// URL its id.
+    sitemap_lastmods: Vec<(usize, f64)>,
     /// Each page's kept out-links at its last fetch with content (indexed by page id), passed
     /// again when it answers 304 (no body, same links). In memory only: 4 bytes a link.
     link_cache: Vec<Box<[u32]>>,
@@ -314,6 +321,7 @@ impl Crawler {
             host_rates: Vec::new(),
             weights: Weights::new(&config.importance),
             link_sources: Vec::new(),
+            sitemap_lastmods: Vec::new(),
             link_cache: Vec::new(),
             admin_sender,
             admin_requests,
@@ -340,6 +348,7 @@ impl Crawler {
                 log_bytes_cut,
                 identical_payloads: 0,
                 near_duplicates: 0,
+                sitemap_changes: 0,
                 duplicates: 0,
             },
             config,
@@ -898,7 +907,9 @@ impl Crawler {
         let ops = std::mem::take(&mut self.pending);
         let urls = std::mem::take(&mut self.pending_urls);
         let link_sources = std::mem::take(&mut self.link_sources);
+        let lastmods = std::mem::take(&mut self.sitemap_lastmods);
         let report = self.store.commit(&ops)?;
+        self.sitemap_changes(&report, &urls, &lastmods)?;
         self.admit(&report, urls, link_sources)?;
         // `admit` logs the links it releases unfetched (robots.txt): those lines go out first too.
         self.log.flush()?;

@@ -11,14 +11,14 @@ use std::sync::Arc;
 
 use freshet_fetch::sitemap::{LocationRule, Sitemap, SitemapError, SitemapFormat, SitemapOptions};
 use freshet_fetch::{Fetch, Outcome};
-use freshet_frontier::{Op, url_fingerprint};
+use freshet_frontier::{CommitReport, Op, url_fingerprint};
 use freshet_robots::{Access, RobotsEntry};
 use freshet_schedule::online::{HostId, Outcome as Done, PageId};
 use freshet_url::Url;
 use tokio::time::Instant;
 
-use super::Crawler;
 use super::complete::fetch_line;
+use super::{Crawler, unix_now};
 use crate::error::Result;
 use crate::hosts::Verdict;
 use crate::job::{Job, JobKind};
@@ -210,6 +210,38 @@ impl Crawler {
         Ok(())
     }
 
+    /// After a commit: each known page a sitemap entry listed with a `<lastmod>` later than the
+    /// page's last fetch has changed since the crawl's copy (the sitemap protocol: "the date of
+    /// last modification of the page"), so it is made due at once, as a page never fetched
+    /// (`Scheduler::mark_stale`), and logged. A new page is due at once anyway; a page never
+    /// fetched, in flight, or not in the schedule (given up, not to be revisited) is left as
+    /// it is. `lastmods` holds the entries' indices among the commit's admissions and `urls`.
+    pub(super) fn sitemap_changes(
+        &mut self,
+        report: &CommitReport,
+        urls: &[Url],
+        lastmods: &[(usize, f64)],
+    ) -> Result<()> {
+        let now = unix_now();
+        for &(index, lastmod) in lastmods {
+            let (Some(admission), Some(url)) = (report.admissions.get(index), urls.get(index)) else {
+                continue;
+            };
+            if admission.is_new {
+                continue;
+            }
+            let Some(last_fetch) = self.scheduler.last_fetch(admission.page) else { continue };
+            if lastmod <= last_fetch || !self.scheduler.mark_stale(admission.page, now)? {
+                continue;
+            }
+            self.summary.sitemap_changes += 1;
+            let detail =
+                format!("sitemap lastmod {lastmod:.0} after the last fetch at {last_fetch:.0}: due now");
+            self.log.write(&LogLine::changed(url.as_str(), detail))?;
+        }
+        Ok(())
+    }
+
     /// Offers `url` (a child of an index, a redirect target) to `host`'s sitemap queue.
     fn offer_sitemap(&mut self, host: HostId, url: Url) -> Result<Offer> {
         let max_files = self.config.max_sitemap_files;
@@ -238,6 +270,11 @@ impl Crawler {
                 for entry in &sitemap.urls[..take] {
                     let before = self.pending_urls.len();
                     self.discover(entry.url.clone(), 1, None)?;
+                    if self.pending_urls.len() > before
+                        && let Some(last_modified) = entry.last_modified
+                    {
+                        self.sitemap_lastmods.push((before, last_modified.unix_seconds));
+                    }
                     if entry.priority_given
                         && self.pending_urls.len() > before
                         && let Some(Op::Discover(discovery)) = self.pending.last_mut()
