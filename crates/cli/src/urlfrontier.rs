@@ -33,7 +33,8 @@ With --revisit-rate, freshet chooses when known URLs are fetched again: a URL re
 refetchable_from_date and the metadata freshet.changed (true/false) or freshet.signature (a
 content signature, compared with the previous report's), optionally freshet.weight, is due when
 its crawl value, from its learned change rate, reaches the threshold that spends the rate over
-the crawl (seed 003); GetStats counts such URLs as `revisited`.";
+the crawl (seed 003); GetStats counts such URLs as `revisited`. --revisit-signature-key names
+a metadata key of the client's own to read as the signature.";
 
 /// `freshet urlfrontier --help`, last part.
 pub(crate) const AFTER_LONG_HELP: &str = "\
@@ -77,6 +78,11 @@ pub(crate) struct UrlFrontierArgs {
     /// between changes in seconds (with --revisit-rate).
     #[arg(long, value_name = "SECONDS", default_value_t = 86_400.0, requires = "revisit_rate")]
     revisit_prior_interval: f64,
+    /// A metadata key of the client's own read as the content signature when
+    /// freshet.signature is absent (repeatable, first present wins; with --revisit-rate): a
+    /// crawler that already keeps a digest of each page in its metadata needs no change.
+    #[arg(long, value_name = "KEY", requires = "revisit_rate")]
+    revisit_signature_key: Vec<String>,
 }
 
 /// Runs `freshet urlfrontier` until Ctrl-C.
@@ -120,7 +126,12 @@ pub(crate) fn run(args: &UrlFrontierArgs) -> anyhow::Result<std::process::ExitCo
             .await
             .with_context(|| format!("--listen {}", args.listen))?;
         let address = listener.local_addr().context("the bound address")?;
-        let options = ServiceOptions { default_lease: args.lease, node: address.to_string(), revisit };
+        let options = ServiceOptions {
+            default_lease: args.lease,
+            node: address.to_string(),
+            revisit,
+            signature_keys: args.revisit_signature_key.clone(),
+        };
         let service =
             FrontierService::open(space, options).with_context(|| format!("opening the crawls in {place}"))?;
         println!("listening on {address}");

@@ -111,34 +111,43 @@ fn keeps_its_crawl_in_redis() {
 fn revisit_rate_lets_freshet_choose_the_date() {
     let dir = tempfile::tempdir().unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    let (child, address) =
-        start_with(dir.path(), &["--revisit-rate", "2", "--revisit-prior-interval", "600"]);
+    let args =
+        ["--revisit-rate", "2", "--revisit-prior-interval", "600", "--revisit-signature-key", "digest"];
+    let (child, address) = start_with(dir.path(), &args);
     runtime.block_on(async {
         let mut client = UrlFrontierClient::connect(format!("http://{address}")).await.unwrap();
-        let known = |url: &str, signal: bool| {
+        let known = |url: &str, signal: Option<&str>| {
             let mut info = UrlInfo { url: url.to_owned(), ..UrlInfo::default() };
-            if signal {
-                info.metadata.insert("freshet.changed".into(), StringList { values: vec!["true".into()] });
+            if let Some(key) = signal {
+                let value = if key == "freshet.changed" { "true" } else { "d41d8cd9" };
+                info.metadata.insert(key.into(), StringList { values: vec![value.into()] });
             }
             let item = KnownUrlItem { info: Some(info), refetchable_from_date: 4_000_000_000 };
             UrlItem { item: Some(url_item::Item::Known(item)), ..UrlItem::default() }
         };
-        let items = vec![known("http://a.test/", true), known("http://b.test/", false)];
+        let items = vec![
+            known("http://a.test/", Some("freshet.changed")),
+            known("http://b.test/", None),
+            known("http://c.test/", Some("digest")),
+            known("http://d.test/", Some("signature")),
+        ];
         let mut acks = client.put_ur_ls(tokio_stream::iter(items)).await.unwrap().into_inner();
         while let Some(ack) = acks.message().await.unwrap() {
             assert_eq!(ack.status, 0, "{ack:?}");
         }
         let date = |url: &str| UrlStatusRequest { url: url.into(), ..UrlStatusRequest::default() };
         let mut dates = Vec::new();
-        for url in ["http://a.test/", "http://b.test/"] {
+        for url in ["http://a.test/", "http://b.test/", "http://c.test/", "http://d.test/"] {
             let item = client.get_url_status(date(url)).await.unwrap().into_inner();
             let Some(url_item::Item::Known(known)) = item.item else { panic!("{item:?}") };
             dates.push(known.refetchable_from_date);
         }
         assert!(dates[0] < 4_000_000_000, "freshet's date: {}", dates[0]);
         assert_eq!(dates[1], 4_000_000_000, "the client's date");
+        assert!(dates[2] < 4_000_000_000, "a signature under --revisit-signature-key: {}", dates[2]);
+        assert_eq!(dates[3], 4_000_000_000, "a key not named is not read");
         let stats = client.get_stats(QueueWithinCrawlParams::default()).await.unwrap().into_inner();
-        assert_eq!(stats.counts.get("revisited"), Some(&1));
+        assert_eq!(stats.counts.get("revisited"), Some(&2));
     });
     stop(child);
 }

@@ -57,6 +57,15 @@ impl Signals {
     /// The signals in `metadata` (the first value of each key; unreadable values ignored).
     #[must_use]
     pub fn from_metadata(metadata: &HashMap<String, StringList>) -> Self {
+        Self::from_metadata_with(metadata, &[])
+    }
+
+    /// [`from_metadata`](Self::from_metadata), with a signature also read from the first of
+    /// `signature_keys` present when `freshet.signature` is absent: a client that already
+    /// keeps a content digest in its metadata under a key of its own (a crawler's
+    /// `signature`, say) needs no change to report it.
+    #[must_use]
+    pub fn from_metadata_with(metadata: &HashMap<String, StringList>, signature_keys: &[String]) -> Self {
         let first_value =
             |key: &str| metadata.get(key).and_then(|values| values.values.first()).map(String::as_str);
         let changed = first_value(keys::CHANGED).and_then(|value| match value.trim() {
@@ -64,7 +73,10 @@ impl Signals {
             "false" => Some(false),
             _ => None,
         });
-        let signature = first_value(keys::SIGNATURE).map(str::to_owned);
+        let signature = std::iter::once(keys::SIGNATURE)
+            .chain(signature_keys.iter().map(String::as_str))
+            .find_map(first_value)
+            .map(str::to_owned);
         let weight = first_value(keys::WEIGHT)
             .and_then(|value| value.trim().parse::<f64>().ok())
             .filter(|weight| weight.is_finite() && *weight > 0.0);
@@ -291,6 +303,16 @@ mod tests {
         assert_eq!(bad, Signals::default());
         assert!(!bad.observes());
         assert_eq!(read(&[(keys::WEIGHT, &["inf"])]).weight, None);
+        let own_keys = ["digest".to_owned(), "signature".to_owned()];
+        let with_keys = |pairs: &[(&str, &[&str])]| Signals::from_metadata_with(&metadata(pairs), &own_keys);
+        assert_eq!(with_keys(&[("signature", &["s1"])]).signature.as_deref(), Some("s1"));
+        assert_eq!(
+            with_keys(&[("signature", &["s1"]), ("digest", &["d1"])]).signature.as_deref(),
+            Some("d1")
+        );
+        let ours_first = with_keys(&[(keys::SIGNATURE, &["f1"]), ("digest", &["d1"])]);
+        assert_eq!(ours_first.signature.as_deref(), Some("f1"));
+        assert_eq!(read(&[("signature", &["s1"])]).signature, None, "only keys named are read");
         assert_eq!(read(&[(keys::CHANGED, &[])]).changed, None);
     }
 }

@@ -48,12 +48,20 @@ pub struct ServiceOptions {
     /// freshet's revisit policy for known URLs whose clients send signals
     /// ([`crate::revisit`]); `None`: every date is the client's.
     pub revisit: Option<RevisitOptions>,
+    /// Metadata keys read as a content signature when `freshet.signature` is absent, in order
+    /// ([`Signals::from_metadata_with`]).
+    pub signature_keys: Vec<String>,
 }
 
 impl Default for ServiceOptions {
     /// A 30-second lease; the node named by URLFrontier's default port on loopback.
     fn default() -> Self {
-        Self { default_lease: 30.0, node: "127.0.0.1:7071".to_owned(), revisit: None }
+        Self {
+            default_lease: 30.0,
+            node: "127.0.0.1:7071".to_owned(),
+            revisit: None,
+            signature_keys: Vec::new(),
+        }
     }
 }
 
@@ -159,7 +167,7 @@ fn url_item_of(status: UrlStatus, crawl: &str) -> UrlItem {
 }
 
 /// One `PutURLs` item decoded: its ack id, its crawl, and what to store, or why it is skipped.
-fn decode_item(item: UrlItem) -> (String, String, Result<Put, String>) {
+fn decode_item(item: UrlItem, signature_keys: &[String]) -> (String, String, Result<Put, String>) {
     let (kind, info) = match item.item {
         Some(url_item::Item::Discovered(discovered)) => (PutKind::Discovered, discovered.info),
         Some(url_item::Item::Known(known)) => {
@@ -182,7 +190,7 @@ fn decode_item(item: UrlItem) -> (String, String, Result<Put, String>) {
     } else {
         info.key
     };
-    let signals = Signals::from_metadata(&info.metadata);
+    let signals = Signals::from_metadata_with(&info.metadata, signature_keys);
     let put = Put { url: info.url, key, metadata: metadata::encode(&info.metadata), kind, signals };
     match refusal(&put) {
         Some(reason) => (id, crawl, Err(reason)),
@@ -192,9 +200,10 @@ fn decode_item(item: UrlItem) -> (String, String, Result<Put, String>) {
 
 /// Stores one chunk of `PutURLs` items, grouped by crawl, and answers each item's status in
 /// the order received.
-fn put_chunk(state: &mut State, chunk: Vec<UrlItem>) -> Vec<AckMessage> {
+fn put_chunk(state: &mut State, chunk: Vec<UrlItem>, signature_keys: &[String]) -> Vec<AckMessage> {
     let now = now();
-    let decoded: Vec<(String, String, Result<Put, String>)> = chunk.into_iter().map(decode_item).collect();
+    let decoded: Vec<(String, String, Result<Put, String>)> =
+        chunk.into_iter().map(|item| decode_item(item, signature_keys)).collect();
     let mut statuses = vec![ack_message::Status::Skipped; decoded.len()];
     let mut by_crawl: HashMap<&str, (Vec<usize>, Vec<Put>)> = HashMap::new();
     for (index, (_, crawl, put)) in decoded.iter().enumerate() {
@@ -368,7 +377,9 @@ impl UrlFrontier for FrontierService {
                         None => break,
                     }
                 }
-                let acks = match service.with_state(move |state| Ok(put_chunk(state, chunk))).await {
+                let options = Arc::clone(&service.options);
+                let put = move |state: &mut State| Ok(put_chunk(state, chunk, &options.signature_keys));
+                let acks = match service.with_state(put).await {
                     Ok(acks) => acks,
                     Err(status) => {
                         let _ = sender.send(Err(status)).await;
