@@ -598,18 +598,12 @@ impl RedisStore {
     /// Reads rows of a hash by dense id, from `first` up to `end` (exclusive), `limit` present
     /// at most, in chunks.
     fn rows_by_id(&self, key: &str, first: u64, end: u64, limit: usize) -> Result<Vec<(u32, Vec<u8>)>> {
-        let mut connection = self.connection.borrow_mut();
         let mut rows = Vec::new();
         let mut next = first;
         while rows.len() < limit && next < end {
             let chunk_end = end.min(next + (limit - rows.len()).clamp(64, 4096) as u64);
             let ids: Vec<u32> = (next..chunk_end).filter_map(|id| u32::try_from(id).ok()).collect();
-            let keys: Vec<Vec<u8>> = ids.iter().map(|&id| id_key(id).to_vec()).collect();
-            let values: Vec<Option<Vec<u8>>> = redis::cmd("HMGET")
-                .arg(key)
-                .arg(&keys)
-                .query(&mut *connection)
-                .map_err(engine("read rows"))?;
+            let values = self.values_by_id(key, &ids, "read rows")?;
             for (id, value) in ids.into_iter().zip(values) {
                 if let Some(bytes) = value
                     && rows.len() < limit
@@ -620,6 +614,21 @@ impl RedisStore {
             next = chunk_end;
         }
         Ok(rows)
+    }
+
+    /// The values of `ids` in the hash `key` (ids as [`id_key`]s), in their order, in one
+    /// `HMGET`.
+    fn values_by_id(&self, key: &str, ids: &[u32], action: &'static str) -> Result<Vec<Option<Vec<u8>>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys: Vec<[u8; 4]> = ids.iter().map(|&id| id_key(id)).collect();
+        let fields: Vec<&[u8]> = keys.iter().map(<[u8; 4]>::as_slice).collect();
+        redis::cmd("HMGET")
+            .arg(key)
+            .arg(&fields)
+            .query(&mut *self.connection.borrow_mut())
+            .map_err(engine(action))
     }
 }
 
@@ -645,21 +654,12 @@ impl FrontierStore for RedisStore {
     }
 
     fn page(&self, page: PageId) -> Result<Option<StoredPage>> {
-        let value = hget(&mut self.connection.borrow_mut(), &self.keys.pages, &id_key(page.0), "read pages")?;
-        let row = value.map(|bytes| decode_page(page.0, &bytes)).transpose()?;
-        Ok(row.map(|row| StoredPage { id: page, url: row.url, record: row.record }))
+        Ok(self.page_batch(&[page])?.pop().flatten())
     }
 
     fn page_batch(&self, pages: &[PageId]) -> Result<Vec<Option<StoredPage>>> {
-        if pages.is_empty() {
-            return Ok(Vec::new());
-        }
-        let ids: Vec<Vec<u8>> = pages.iter().map(|page| id_key(page.0).to_vec()).collect();
-        let values: Vec<Option<Vec<u8>>> = redis::cmd("HMGET")
-            .arg(&self.keys.pages)
-            .arg(&ids)
-            .query(&mut *self.connection.borrow_mut())
-            .map_err(engine("read pages"))?;
+        let ids: Vec<u32> = pages.iter().map(|page| page.0).collect();
+        let values = self.values_by_id(&self.keys.pages, &ids, "read pages")?;
         pages
             .iter()
             .zip(values)
