@@ -24,15 +24,16 @@
 //!
 //! # Mapping to URLFrontier and to Redis
 //! The verbs follow the URLFrontier gRPC API (crawler-commons' `urlfrontier.proto`, used by
-//! StormCrawler and Scrapy) so that a service can be put in front of any engine:
-//! `PutURLs` with a `DiscoveredURLItem` is [`Op::Discover`] (the queue key is the host key),
-//! with a `KnownURLItem` is [`Op::Complete`] (`refetchable_from_date` 0 is `next_due: None`),
-//! each `AckMessage` answered by a commit; `GetURLs` is the scheduler's `next` followed by
-//! [`Op::Start`] (its `delay_requestable` is the in-flight lease); `SetDelay` and
-//! `BlockQueueUntil` are [`Op::SetHost`]; `DeleteURL` is [`Op::Remove`]; `GetURLStatus` is
-//! [`lookup`](FrontierStore::lookup) + [`page`](FrontierStore::page); `ListURLs` is
-//! [`pages`](FrontierStore::pages); `ListQueues` is [`hosts`](FrontierStore::hosts); `GetStats`
-//! is [`counts`](FrontierStore::counts). A crawl id is one store (one file, one key prefix).
+//! StormCrawler and Scrapy), and `freshet-urlfrontier` serves that API on any engine:
+//! `PutURLs` with a `DiscoveredURLItem` is [`Op::Discover`] (the queue key is the host key,
+//! the item's metadata [`Discovery::metadata`]), with a `KnownURLItem` is [`Op::Complete`]
+//! (`refetchable_from_date` 0 is `next_due: None`) and [`Op::SetMetadata`], each `AckMessage`
+//! answered after the commit; `GetURLs` is served from the service's queues in memory, its
+//! leases not stored (a lease ends with the process, as the API says of a lease that ended);
+//! `SetDelay` and `BlockQueueUntil` are [`Op::SetHost`]; `DeleteQueue` is [`Op::Remove`] of the
+//! queue's pages; `GetURLStatus` is [`lookup`](FrontierStore::lookup) +
+//! [`page`](FrontierStore::page); `ListURLs` and `CountURLs` read
+//! [`pages`](FrontierStore::pages). A crawl id is one store (one file, one key prefix).
 //!
 //! [`RedisStore`] keeps the same tables as keys (`urls` and `host_keys` as hashes, `pages` and
 //! `hosts` as hashes of encoded records, `in_flight` as a set, the counters in a `meta` hash)
