@@ -43,6 +43,13 @@ pub enum FocusError {
         /// The range it must lie in, as text.
         range: &'static str,
     },
+    /// An estimator that [`crate::OnlineFocus`] does not keep (the second level, OPIC, the
+    /// oracle: see `online.rs`).
+    #[error("{estimator} is not kept online (online estimators: bfs, fl_deg, fl_n, fl_e, fl_ne, lr_fl)")]
+    NotOnline {
+        /// The estimator's name.
+        estimator: &'static str,
+    },
     /// A bandit with no estimator to choose from.
     #[error("a bandit needs at least one estimator (arm)")]
     NoArms,

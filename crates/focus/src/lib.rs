@@ -16,6 +16,8 @@
 //! * [`Strategy`]: greedy or altered greedy; [`FocusConfig::refresh`], the refresh rate `r`.
 //! * [`Bandit`]: `mab_ε`, `mab_ε-first`, `mab_var` over any estimators.
 //! * [`focused_crawl`] runs a crawl; [`cumulative_scores`] measures it.
+//! * [`OnlineFocus`]: the first-level estimators and `lr_fl` for a crawler that learns links
+//!   and scores only as it fetches (no graph given in advance).
 //!
 //! `docs/focus/README.md` compares them on the `cnr-2000` web graph with planted topics
 //! (`crates/focus/examples/focus.rs`); `freshet focus` runs a crawl on any graph and scores
@@ -49,6 +51,7 @@ mod crawl;
 mod error;
 mod estimator;
 mod graph;
+mod online;
 mod regression;
 mod rng;
 
@@ -59,3 +62,4 @@ pub use crawl::{
 pub use error::{FocusError, Result};
 pub use estimator::Estimator;
 pub use graph::ScoredGraph;
+pub use online::{Learned, ONLINE_ESTIMATORS, OnlineFocus};
