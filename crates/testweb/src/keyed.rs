@@ -30,6 +30,14 @@ pub(crate) enum Stream {
     Etag = 4,
     /// A page's properties (process kind, rate, disallowed, length).
     Property = 5,
+    /// A page's topic: whether it is on topic and its score (drawn after the graph).
+    Topic = 6,
+    /// Whether a host is a topic host (`page` = host index).
+    TopicHost = 7,
+    /// Where a version's text says the topic word (`k` = version).
+    TopicText = 8,
+    /// Whether a link's anchor mentions the topic (`page` = source, `k` = target).
+    TopicAnchor = 9,
 }
 
 /// 64 random bits for `(seed, stream, page, k)`.

@@ -9,6 +9,9 @@
 //!   periodic with jitter, bursty). [`PageChanges`] gives a page's change times, a pure
 //!   function of `(seed, page)`; a page's content at model time `t` is a function of
 //!   `(seed, page, version)`, version = number of changes in `(0, t]` ([`render`]).
+//!   Optionally a topic ([`WebConfig::topic_fraction`]): on-topic pages, clustered by host and
+//!   along links, say [`TOPIC_WORD`] [`PageInfo::topic_score`] times in their text, and links
+//!   to them often say it in their anchors — ground truth for a focused crawl.
 //! * **The server, thin**: [`TestWeb`] serves the model with axum on one port, virtual hosts by
 //!   the Host header, mapping a [`Clock`]'s wall time to model time (days) through a
 //!   [`TimeMap`] (`--time-scale` days per second). It answers conditional GETs (ETag,
@@ -47,6 +50,7 @@ mod log;
 mod misbehave;
 pub mod render;
 mod server;
+mod topic;
 mod web;
 
 pub use bomb::gzip_bomb;
@@ -61,4 +65,5 @@ pub use misbehave::{
     MisbehaviourSettings, costly_paths, costly_robots_txt, long_host, long_path,
 };
 pub use server::{ServerConfig, TestWeb};
+pub use topic::{TOPIC_ANCHOR_PROBABILITY, TOPIC_WORD};
 pub use web::{DOMAIN, PageInfo, Web, WebConfig};

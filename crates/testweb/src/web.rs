@@ -26,12 +26,33 @@
 //! * **Change processes**: 60% Poisson, 20% periodic (jitter `U[0, 0.5)`), 20% bursty (a cycle
 //!   of ten changes on average, on for 20% of it); mean rates log-uniform in
 //!   `[min_rate, max_rate]` changes per model day. See [`crate::changes`] for the times.
+//! * **Topic** ([`WebConfig::topic_fraction`] `f`, 0 by default: no topic): ground truth for a
+//!   focused crawl. A page on topic has a [`PageInfo::topic_score`] `k ≥ 1` (`P(k) = 2^−k`,
+//!   capped at 8): its text says [`TOPIC_WORD`](crate::TOPIC_WORD) exactly `k` times in every
+//!   version, and each link to it carries the word in its anchor with probability
+//!   [`TOPIC_ANCHOR_PROBABILITY`](crate::TOPIC_ANCHOR_PROBABILITY) = 0.6 (links to
+//!   off-topic pages never do). The topic clusters along links, as real topics do:
+//!   - by host: hosts, in a keyed random order, become topic hosts until they hold a share
+//!     `s ≥ TOPIC_HOST_SHARE` = 0.2 of the pages; their pages are on topic at rate
+//!     `p_hot = min(1, TOPIC_HOST_LIFT·f, f/s)` (`TOPIC_HOST_LIFT` = 4), the other hosts' at
+//!     `p_cold = (f − s·p_hot)/(1 − s)` (at `f = 0.1`: 0.4 and 0.025 when `s = 0.2`), so the
+//!     expected share of on-topic pages is `f` whatever the host sizes; as most links stay
+//!     within their host, on-topic pages link to on-topic pages several times more often
+//!     than chance (on a web of a single host, only the tree below makes the topic cluster);
+//!   - along the spanning tree: below an on-topic parent a page is on topic with probability
+//!     `p + (1 − p)·ρ`, below an off-topic one `p·(1 − ρ)` (`ρ = TOPIC_TREE_PERSISTENCE` =
+//!     0.5, `p` the host's rate), which keeps each page's marginal rate at `p`.
+//!
+//!   Topics are drawn after the graph from streams of their own: the graph, processes and
+//!   importance do not depend on `f`, nor does the text but for the places the topic word
+//!   takes, and with `f = 0` every byte served is what it was before topics existed.
 
 use freshet_sim::{ChangeProcess, SimRng};
 
 use crate::changes::PageChanges;
 use crate::error::{Result, TestwebError};
 use crate::keyed::{self, Stream};
+use crate::topic;
 
 /// The domain under which every host of the web lives.
 pub const DOMAIN: &str = "web.test";
@@ -53,6 +74,9 @@ pub struct WebConfig {
     pub disallowed_fraction: f64,
     /// Fraction of out-links that stay within the host, in `[0, 1]`.
     pub intra_host_fraction: f64,
+    /// Expected share of pages on the topic (see the module docs), in `[0, 1]`; 0 (the
+    /// default) makes a web without a topic, the same web as before the field existed.
+    pub topic_fraction: f64,
 }
 
 impl Default for WebConfig {
@@ -65,6 +89,7 @@ impl Default for WebConfig {
             max_rate: 4.0,
             disallowed_fraction: 0.05,
             intra_host_fraction: 0.85,
+            topic_fraction: 0.0,
         }
     }
 }
@@ -94,6 +119,9 @@ impl WebConfig {
         if !(0.0..=1.0).contains(&self.intra_host_fraction) {
             return bad("intra_host_fraction", self.intra_host_fraction.to_string());
         }
+        if !(0.0..=1.0).contains(&self.topic_fraction) {
+            return bad("topic_fraction", self.topic_fraction.to_string());
+        }
         Ok(())
     }
 }
@@ -113,6 +141,10 @@ pub struct PageInfo {
     pub process: ChangeProcess,
     /// Words of text in each version.
     pub words: u32,
+    /// How many times the topic word ([`TOPIC_WORD`](crate::TOPIC_WORD)) appears in the
+    /// page's text (its `<article>`) in every version: 0 off topic, 1 to 8 on topic. Anchors
+    /// of its own links may mention the word besides; they are not counted here.
+    pub topic_score: u32,
 }
 
 /// The synthetic web: pages, links and how each page changes. Pure: no clock, no I/O.
@@ -150,8 +182,13 @@ impl Web {
             }
         }
         let mut web = Self { config, host_start, pages, link_start: Vec::new(), links: Vec::new() };
-        web.build_links();
+        let tree_parent = web.build_links();
         web.compute_importance();
+        let scores =
+            topic::topic_scores(web.config.seed, web.config.topic_fraction, &web.host_start, &tree_parent);
+        for (page, score) in web.pages.iter_mut().zip(scores) {
+            page.topic_score = score;
+        }
         Ok(web)
     }
 
@@ -286,10 +323,12 @@ impl Web {
         format!("\"{:016x}\"", keyed::bits(self.config.seed, Stream::Etag, u64::from(id), version))
     }
 
-    fn build_links(&mut self) {
+    /// Draws the links; returns each page's spanning-tree parent (`None` for a root).
+    fn build_links(&mut self) -> Vec<Option<u32>> {
         let config = &self.config;
         let mut rng = SimRng::stream(config.seed, 0x11AC);
         let mut edges: Vec<(u32, u32)> = Vec::with_capacity(config.pages as usize * 7);
+        let mut tree_parent = vec![None; config.pages as usize];
         for host in 0..config.hosts {
             let range = self.host_pages(host);
             let size = range.end - range.start;
@@ -300,6 +339,7 @@ impl Web {
                     .find(|&p| self.pages[p as usize].allowed)
                     .unwrap_or(range.start);
                 edges.push((parent, range.start + local));
+                tree_parent[(range.start + local) as usize] = Some(parent);
             }
             if config.hosts > 1 {
                 edges.push((range.start, self.root((host + 1) % config.hosts)));
@@ -331,6 +371,7 @@ impl Web {
         }
         self.links = edges.into_iter().map(|(_, to)| to).collect();
         self.link_start = link_start;
+        tree_parent
     }
 
     /// PageRank by power iteration (50 rounds: the error shrinks as 0.85^50 ≈ 3·10^−4).
@@ -382,7 +423,7 @@ fn host_starts(config: &WebConfig) -> Vec<u32> {
     starts
 }
 
-/// A page's own properties, keyed by its id (importance is filled in later).
+/// A page's own properties, keyed by its id (importance and topic are filled in later).
 fn page_properties(config: &WebConfig, id: u32, host: u32, local: u32) -> PageInfo {
     let u = |k| keyed::uniform(config.seed, Stream::Property, u64::from(id), k);
     let allowed = local == 0 || u(0) >= config.disallowed_fraction;
@@ -398,7 +439,7 @@ fn page_properties(config: &WebConfig, id: u32, host: u32, local: u32) -> PageIn
         ChangeProcess::Bursty { rate, mean_on: 0.2 * cycle, mean_off: 0.8 * cycle }
     };
     let words = 150 + (u(4) * 1350.0) as u32;
-    PageInfo { host, local, allowed, importance: 0.0, process, words }
+    PageInfo { host, local, allowed, importance: 0.0, process, words, topic_score: 0 }
 }
 
 /// A decimal `u32` without sign, leading zeros (except "0" itself) or anything else, so that
@@ -470,5 +511,12 @@ mod tests {
         assert!(err.to_string().contains("pages"), "{err}");
         let err = Web::new(WebConfig { min_rate: 0.0, ..WebConfig::default() }).unwrap_err();
         assert!(err.to_string().contains("min_rate"), "{err}");
+        for topic_fraction in [-0.1, 1.5, f64::NAN] {
+            let err = Web::new(WebConfig { topic_fraction, ..WebConfig::default() }).unwrap_err();
+            assert!(err.to_string().contains("topic_fraction"), "{err}");
+        }
+        for topic_fraction in [0.0, 1.0] {
+            assert!(WebConfig { topic_fraction, ..WebConfig::default() }.validate().is_ok());
+        }
     }
 }

@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, VecDeque};
 
 use common::{client, get, header, hrefs, set_model_time, start};
 use freshet_testweb::render::{RenderContext, page_html};
-use freshet_testweb::{ServerConfig, Web, WebConfig};
+use freshet_testweb::{ServerConfig, TOPIC_WORD, Web, WebConfig};
 use serde_json::Value;
 
 fn small(seed: u64) -> ServerConfig {
@@ -169,6 +169,38 @@ async fn truth_agrees_with_what_is_served() {
     let (status, _, _) =
         get(&client, &web.url("h0.web.test", "/_truth/page?url=http://h0.web.test/nope")).await;
     assert_eq!(status, 404);
+    // No topic by default.
+    assert!(pages.iter().all(|page| page["topic_score"] == 0));
+    assert_eq!(truth["topic_score"], 0);
+}
+
+#[tokio::test]
+async fn truth_gives_the_topic_score_that_the_text_shows() {
+    let mut config = small(6);
+    config.web.topic_fraction = 0.3;
+    let (web, clock) = start(config).await;
+    set_model_time(&web, &clock, 5.0);
+    let client = client(&web);
+    let (_, _, listing) = get(&client, &web.url("h0.web.test", "/_truth/pages")).await;
+    let listing: Value = serde_json::from_str(&listing).unwrap();
+    let pages = listing["pages"].as_array().unwrap();
+    for page in pages {
+        let id = page["id"].as_u64().unwrap() as u32;
+        assert_eq!(page["topic_score"], web.web().page(id).unwrap().topic_score, "page {id}");
+    }
+    let on_topic: Vec<&Value> = pages.iter().filter(|page| page["topic_score"] != 0).collect();
+    assert!(on_topic.len() > 30, "only {} pages on topic", on_topic.len());
+    for page in on_topic.iter().copied().step_by(7).chain(pages.iter().step_by(41)) {
+        let url = page["url"].as_str().unwrap();
+        let (status, _, html) = get(&client, url).await;
+        assert_eq!(status, 200, "{url}");
+        let article = &html[html.find("<article>").unwrap()..html.find("</article>").unwrap()];
+        let said = article.matches(TOPIC_WORD).count() as u64;
+        let (_, _, truth) = get(&client, &web.url("h1.web.test", &format!("/_truth/page?url={url}"))).await;
+        let truth: Value = serde_json::from_str(&truth).unwrap();
+        assert_eq!(truth["topic_score"].as_u64().unwrap(), said, "{url}");
+        assert_eq!(page["topic_score"].as_u64().unwrap(), said, "{url}");
+    }
 }
 
 #[tokio::test]

@@ -4,7 +4,8 @@
 //!   in days, `unix = origin_unix + t / time_scale`.
 //! * `GET /_truth/pages`: the clock fields plus `pages`: one object per page (`id`, `url`,
 //!   `host`, `path`, `allowed`, `importance`, `process` with its `kind` and parameters,
-//!   `mean_rate`, `out_links`) and `misbehaving` (`host`, `kind`).
+//!   `mean_rate`, `out_links`, `topic_score`: how many times the page's text says the topic
+//!   word, 0 off topic) and `misbehaving` (`host`, `kind`).
 //! * `GET /_truth/page?url=URL[&until=T]`: that page's change times in `(0, until]` (default:
 //!   now) in model time (`changes`) and Unix seconds (`changes_unix`), its `version` at `until`
 //!   and that version's `etag`. A crawl log entry (URL, fetch time) is fresh at time `s` iff
@@ -60,6 +61,7 @@ struct PageJson {
     process: ProcessJson,
     mean_rate: f64,
     out_links: usize,
+    topic_score: u32,
 }
 
 fn page_json(state: &AppState, id: u32) -> Option<PageJson> {
@@ -74,6 +76,7 @@ fn page_json(state: &AppState, id: u32) -> Option<PageJson> {
         process: page.process.into(),
         mean_rate: page.process.mean_rate(),
         out_links: state.web.links(id).len(),
+        topic_score: page.topic_score,
     })
 }
 
