@@ -19,25 +19,48 @@ fn one_pass(
     url: &freshet_url::Url,
     content_type: Option<&str>,
     body: &[u8],
+    options: &LinkOptions,
 ) -> (freshet_fetch::links::PageLinks, MainText, bool) {
     let pass = MainTextPass::new();
-    let (links, shared) =
-        extract_links_sharing(url, content_type, body, &LinkOptions::default(), |settings, links| {
-            pass.add_handlers_with(settings, move |element, name| {
-                links.element(element, name);
-                Ok(())
-            })
-        });
+    let (links, shared) = extract_links_sharing(url, content_type, body, options, |settings, links| {
+        pass.add_handlers_with(settings, move |element, name| {
+            links.element(element, name);
+            Ok(())
+        })
+    });
     let text = if shared { pass.finish(None) } else { MainText::from_html(&String::from_utf8_lossy(body)) };
     (links, text, shared)
 }
 
+/// The options the crawler runs with, and with anchor texts (focused crawling).
+fn both_options() -> [LinkOptions; 2] {
+    [LinkOptions::default(), LinkOptions { anchor_text: true, ..LinkOptions::default() }]
+}
+
+/// Asserts that one pass gives what two give, with and without anchor texts; whether the
+/// pass carried the main text (the same both ways).
 fn assert_same(content_type: Option<&str>, body: &[u8]) -> bool {
     let url = freshet_url::canonicalize("http://a.test/dir/page.html").unwrap();
-    let (links, text, shared) = one_pass(&url, content_type, body);
-    assert_eq!(links, extract_links(&url, content_type, body, &LinkOptions::default()));
-    assert_eq!(text, MainText::from_html(&String::from_utf8_lossy(body)));
-    shared
+    let [without, with] = both_options().map(|options| {
+        let (links, text, shared) = one_pass(&url, content_type, body, &options);
+        assert_eq!(links, extract_links(&url, content_type, body, &options));
+        assert_eq!(text, MainText::from_html(&String::from_utf8_lossy(body)));
+        assert_eq!(links.anchor_texts.len(), if options.anchor_text { links.links.len() } else { 0 });
+        (links, shared)
+    });
+    // Anchor texts change nothing else.
+    assert_eq!(with.0.links, without.0.links);
+    assert_eq!(with.1, without.1);
+    without.1
+}
+
+/// The anchor texts one pass gives for `page` (UTF-8), each with its link's path.
+fn anchor_texts(page: &str) -> Vec<(String, String)> {
+    let url = freshet_url::canonicalize("http://a.test/dir/page.html").unwrap();
+    let options = LinkOptions { anchor_text: true, ..LinkOptions::default() };
+    let (links, _, shared) = one_pass(&url, None, page.as_bytes(), &options);
+    assert!(shared, "one pass: {page}");
+    links.links.iter().map(|link| link.url.path().to_owned()).zip(links.anchor_texts).collect()
 }
 
 #[test]
@@ -131,12 +154,39 @@ fn links_by_tag_name_equal_links_by_selector() {
     }
     // The test above must see links: it compares two lists, which could both be empty.
     let url = freshet_url::canonicalize("http://a.test/dir/page.html").unwrap();
-    let (links, _, _) = one_pass(&url, None, pages[0].as_bytes());
+    let (links, _, _) = one_pass(&url, None, pages[0].as_bytes(), &LinkOptions::default());
     let found: Vec<&str> = links.links.iter().map(|link| link.url.path()).collect();
     assert_eq!(found, ["/a1", "/area1", "/frame1", "/frame2"]);
-    let (links, _, _) = one_pass(&url, None, pages[1].as_bytes());
+    let (links, _, _) = one_pass(&url, None, pages[1].as_bytes(), &LinkOptions::default());
     assert_eq!(links.canonical.as_ref().map(|url| url.path()), Some("/canonical1"));
-    let (links, _, _) = one_pass(&url, None, pages[pages.len() - 1].as_bytes());
+    let (links, _, _) = one_pass(&url, None, pages[pages.len() - 1].as_bytes(), &LinkOptions::default());
     let found: Vec<&str> = links.links.iter().map(|link| link.url.path()).collect();
     assert_eq!(found, ["/before", "/dir/toc.html", "/ns", "/after"]);
+}
+
+/// The one pass reads anchor texts from the text its main-text handler also reads: the texts
+/// must equal `extract_links`'s (compared by `assert_same`), and must be there to compare.
+#[test]
+fn anchor_texts_in_one_pass_equal_anchor_texts_in_two() {
+    let pages = [
+        "<p>See <a href=/a>the <b>first</b>\n link</a> and <a href=/b>Fish &amp; chips</a>.</p>\
+         <a href=/a>again</a><map><area href=/area alt='a map'></map><link rel=next href=/next>",
+        // Unclosed and nameless anchors, nofollow and rejected links between them.
+        "<a href=/1>one <a name=x>none</a><a rel=nofollow href=/nf>nf</a><a href='mailto:x@a.test'>m</a>\
+         <a href=/2>two<div>block</div></a><a href=/3>three",
+        // Anchors inside and around noscript.
+        "<a href=/o>outer<noscript><a href=/in>in</a></noscript> tail</a>",
+    ];
+    for page in pages {
+        assert!(assert_same(Some("text/html; charset=utf-8"), page.as_bytes()), "one pass: {page}");
+    }
+    let pairs = |texts: &[(&str, &str)]| -> Vec<(String, String)> {
+        texts.iter().map(|&(path, text)| (path.to_owned(), text.to_owned())).collect()
+    };
+    assert_eq!(
+        anchor_texts(pages[0]),
+        pairs(&[("/a", "the first link again"), ("/b", "Fish & chips"), ("/area", "a map"), ("/next", "")])
+    );
+    assert_eq!(anchor_texts(pages[1]), pairs(&[("/1", "one"), ("/2", "twoblock"), ("/3", "three")]));
+    assert_eq!(anchor_texts(pages[2]), pairs(&[("/o", "outer tail"), ("/in", "in")]));
 }

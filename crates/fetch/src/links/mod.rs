@@ -13,6 +13,19 @@
 //! | `<base href>` | the first one; every URL of the page resolves against it, even those before it (HTML §2.4.1) | — |
 //! | `<meta name=robots content=…>` | `noindex`, `nofollow`, `none`; also `<meta name=AGENT>` for [`LinkOptions::robots_agent`] | [`PageLinks::robots`] |
 //! | the markup inside `<noscript>` | read by the same rules, its links in document order | as above |
+//! | with [`LinkOptions::anchor_text`]: the text inside `<a href>`, the `alt` of `<area href>` | one per link, in [`PageLinks::anchor_texts`] | — |
+//!
+//! Anchor texts ([`LinkOptions::anchor_text`], off by default, and then nothing is read or
+//! allocated for them): the text of an `<a href>` is all the text inside it, character
+//! references decoded (`&amp;` → `&`, `&#39;` → `'`, `&nbsp;` → a space) per text node,
+//! whitespace runs (Unicode's) one space, none at either end; text nodes are joined as they
+//! stand, so `a<div>b</div>` reads `ab`. An anchor ends at its `</a>` or at the next `<a>`,
+//! as an HTML parser ends it. An `<area href>`'s text is its `alt`; other kinds have none
+//! (the empty string). A URL linked several times gets the texts of all its links joined by
+//! one space, in document order (empty ones left out, and those after a [`LinkOptions::max_links`]
+//! cut not read). Each is cut at [`MAX_ANCHOR_TEXT`] bytes, on a char boundary, however many
+//! anchors point at the URL. Links inside `<noscript>` get their text as on the page, and the
+//! `<noscript>` is no part of an anchor around it.
 //!
 //! `<noscript>`: a crawler runs no scripts, so it reads a page as a browser with scripting
 //! off does, where the content of `<noscript>` is markup (HTML §4.12.2). `lol_html` parses as a
@@ -35,14 +48,17 @@
 //! encoding as a browser would (WHATWG URL "encoding override"); the difference only changes
 //! which of two spellings of such a URL is fetched.
 
+mod anchor_text;
 mod charset;
 mod refresh;
 
+pub use anchor_text::MAX_ANCHOR_TEXT;
 pub use charset::{CharsetSource, detect_charset};
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::rc::Rc;
 use std::sync::LazyLock;
 
@@ -97,11 +113,15 @@ pub struct LinkOptions {
     /// A robots meta tag named after this agent (`<meta name=freshet>`) counts as well as
     /// `<meta name=robots>`. Lower-case product token.
     pub robots_agent: Option<String>,
+    /// Also return the text of each link, [`PageLinks::anchor_texts`] (focused crawling scores
+    /// a link by the words of its anchors). Off by default: off, the parser runs no handler
+    /// for it and nothing is allocated for it.
+    pub anchor_text: bool,
 }
 
 impl Default for LinkOptions {
     fn default() -> Self {
-        Self { max_links: 10_000, robots_agent: None }
+        Self { max_links: 10_000, robots_agent: None, anchor_text: false }
     }
 }
 
@@ -110,6 +130,9 @@ impl Default for LinkOptions {
 pub struct PageLinks {
     /// Links to follow: absolute, canonical, unique, in document order.
     pub links: Vec<Link>,
+    /// With [`LinkOptions::anchor_text`], the text of each link of `links`, at the same index
+    /// (module docs, "Anchor texts"); empty without it.
+    pub anchor_texts: Vec<String>,
     /// The page's `<link rel=canonical>`, resolved and canonicalised.
     pub canonical: Option<Url>,
     /// The page's `<base href>`, resolved against the page's URL.
@@ -135,6 +158,9 @@ struct RawLink {
     href: String,
     kind: LinkKind,
     nofollow: bool,
+    /// Its anchor text ([`LinkOptions::anchor_text`]); empty without the option, and for the
+    /// kinds that have none.
+    text: String,
 }
 
 /// What the handlers collect while the page streams through the parser.
@@ -146,9 +172,28 @@ struct Collected {
     robots: RobotsMeta,
     /// The content of each `<noscript>` element, read after the page (module docs).
     noscript: Vec<Noscript>,
-    /// Whether the parser is inside a `<noscript>` element: set at its start tag, cleared by
-    /// a handler on its end tag (which outlives the borrow of this record, hence the `Rc`).
-    in_noscript: Rc<Cell<bool>>,
+    /// The elements the parser is inside, set at their start tag and cleared by a handler on
+    /// their end tag (which outlives the borrow of this record, hence the `Rc`).
+    open: Rc<OpenElements>,
+    /// The text of the open anchor ([`LinkOptions::anchor_text`]).
+    anchor_text: anchor_text::AnchorTextReader,
+}
+
+/// The elements whose content the text handlers read, if the parser is inside them.
+#[derive(Default)]
+struct OpenElements {
+    /// Inside a `<noscript>` element.
+    noscript: Cell<bool>,
+    /// Inside an `<a href>` whose text is read ([`LinkOptions::anchor_text`]): the index of its
+    /// link in [`Collected::raw`].
+    anchor: Cell<Option<usize>>,
+}
+
+impl Collected {
+    /// Writes the last text read for an anchor to its link, once the parser has ended.
+    fn end_anchor_text(&mut self) {
+        self.anchor_text.flush(&mut self.raw);
+    }
 }
 
 /// The most `<noscript>` elements of one page whose markup is read (module docs); later ones
@@ -247,7 +292,7 @@ fn extract(
                     && (encoding_source == CharsetSource::ValidUtf8 || std::str::from_utf8(body).is_ok())
             };
             let links = LinkElements { collected: &collected, options };
-            let settings = links.noscript_text(Settings::new().with_encoding(ascii_compatible));
+            let settings = links.text_handlers(Settings::new().with_encoding(ascii_compatible));
             match also_utf8 {
                 Some(also_utf8) if utf8_text() => {
                     let parse_error = parse(also_utf8(settings, links), body);
@@ -263,11 +308,12 @@ fn extract(
             let (text, _, _) = encoding.decode(body);
             let links = LinkElements { collected: &collected, options };
             let settings =
-                links.noscript_text(Settings::new().with_encoding(AsciiCompatibleEncoding::utf_8()));
+                links.text_handlers(Settings::new().with_encoding(AsciiCompatibleEncoding::utf_8()));
             parse(links.handlers(settings), text.as_bytes())
         }
     };
     let mut collected = collected.into_inner();
+    collected.end_anchor_text();
     read_noscript(&mut collected, options);
     (resolve_all(page_url, collected, options, encoding, encoding_source, parse_error), shared)
 }
@@ -288,6 +334,10 @@ static LINK_SELECTORS: LazyLock<[(Selector, &'static str); 7]> = LazyLock::new(|
         (constant_selector("noscript"), "noscript"),
     ]
 });
+
+/// The selector `a`, parsed once per process: every anchor, with or without `href`, for
+/// anchor texts ([`LinkElements::handlers`]).
+static EVERY_ANCHOR: LazyLock<Selector> = LazyLock::new(|| constant_selector("a"));
 
 /// The selector `*`, parsed once per process.
 static EVERY_ELEMENT: LazyLock<Selector> = LazyLock::new(|| constant_selector("*"));
@@ -332,8 +382,9 @@ fn read_noscript(collected: &mut Collected, options: &LinkOptions) {
         let links = LinkElements { collected: &inner, options };
         // Its text is the page's, decoded: UTF-8 whatever the page's encoding. One handler on
         // every element, dispatching by name: building the parser's matcher for one selector
-        // costs less than for six, and these parts are short.
-        let settings = Settings::new().with_encoding(AsciiCompatibleEncoding::utf_8());
+        // costs less than for six, and these parts are short. Anchor texts are read as on the
+        // page.
+        let settings = links.anchor_text(Settings::new().with_encoding(AsciiCompatibleEncoding::utf_8()));
         let _stopped = parse(
             settings.append_element_content_handler(on_element!(&*EVERY_ELEMENT, move |el| {
                 links.element(el, &el.tag_name());
@@ -341,7 +392,8 @@ fn read_noscript(collected: &mut Collected, options: &LinkOptions) {
             })),
             noscript.markup.as_bytes(),
         );
-        let inner = inner.into_inner();
+        let mut inner = inner.into_inner();
+        inner.end_anchor_text();
         let at = noscript.links_before.min(collected.raw.len());
         collected.raw.splice(at..at, inner.raw);
         collected.base = collected.base.take().or(inner.base);
@@ -365,14 +417,16 @@ impl LinkElements<'_> {
     /// Reads `element`, whose tag name (lower case, as `Element::tag_name` gives it) is
     /// `name`, as the selectors of `LINK_SELECTORS` would: `a[href]`, `area[href]`,
     /// `link[href][rel]`, `iframe[src]`, `frame[src]`, `base[href]`, `meta[content]`, and
-    /// `noscript`, whose text is kept (module docs); other elements are not looked at.
+    /// `noscript`, whose text is kept (module docs); other elements are not looked at. With
+    /// [`LinkOptions::anchor_text`], every `<a>` is read (one without `href` ends the open
+    /// anchor's text, as it ends the anchor in an HTML parser).
     ///
     /// Each rule reads the attribute its selector asks for first and does nothing without it
     /// (`has_attribute` would cost a look, and in `lol_html` an allocation, of its own).
     pub fn element(&self, element: &mut Element<'_, '_>, name: &str) {
         match name {
-            "a" => self.anchor(element, LinkKind::Anchor),
-            "area" => self.anchor(element, LinkKind::Area),
+            "a" => self.anchor(element),
+            "area" => self.area(element),
             "link" => self.link(element),
             "iframe" | "frame" => self.frame(element),
             "base" => self.base(element),
@@ -393,11 +447,50 @@ impl LinkElements<'_> {
     {
         let selectors: &'static [(Selector, &'static str)] = &*LINK_SELECTORS;
         selectors.iter().fold(settings, |settings, (selector, name)| {
+            // Anchor texts need every `<a>` ([`element`](Self::element)).
+            let selector = if *name == "a" && self.options.anchor_text { &*EVERY_ANCHOR } else { selector };
             settings.append_element_content_handler(on_element!(selector, move |el| {
                 self.element(el, name);
                 Ok(())
             }))
         })
+    }
+
+    /// `settings` with the handlers on the document's text: [`noscript_text`](Self::noscript_text)
+    /// and, with [`LinkOptions::anchor_text`], [`anchor_text`](Self::anchor_text). Both ways of
+    /// reading a page add them here, before any other.
+    fn text_handlers<'handlers>(self, settings: Settings<'handlers, 'static>) -> Settings<'handlers, 'static>
+    where
+        Self: 'handlers,
+    {
+        self.anchor_text(self.noscript_text(settings))
+    }
+
+    /// With [`LinkOptions::anchor_text`], `settings` with a handler on the document's text that
+    /// reads the text of the open anchor (module docs) into its link; without it, `settings`
+    /// as they are (no handler: the parser runs no code for it).
+    fn anchor_text<'handlers>(self, settings: Settings<'handlers, 'static>) -> Settings<'handlers, 'static>
+    where
+        Self: 'handlers,
+    {
+        if !self.options.anchor_text {
+            return settings;
+        }
+        let collected = self.collected;
+        settings.append_document_content_handler(lol_html::doc_text!(move |chunk| {
+            let collected = &mut *collected.borrow_mut();
+            // A `<noscript>`'s text is markup, read on its own afterwards (module docs).
+            if !collected.open.noscript.get() {
+                let open = collected.open.anchor.get();
+                collected.anchor_text.chunk(
+                    open,
+                    chunk.as_str(),
+                    chunk.last_in_text_node(),
+                    &mut collected.raw,
+                );
+            }
+            Ok(())
+        }))
     }
 
     /// `settings` with a handler on the document's text that keeps the text of every
@@ -412,7 +505,7 @@ impl LinkElements<'_> {
         let collected = self.collected;
         settings.append_document_content_handler(lol_html::doc_text!(move |chunk| {
             let mut collected = collected.borrow_mut();
-            if collected.in_noscript.get()
+            if collected.open.noscript.get()
                 && let Some(noscript) = collected.noscript.last_mut()
             {
                 noscript.markup.push_str(chunk.as_str());
@@ -431,24 +524,64 @@ impl LinkElements<'_> {
         let links_before = collected.raw.len();
         collected.noscript.push(Noscript { links_before, markup: String::new() });
         let Some(end_tag_handlers) = element.end_tag_handlers() else { return };
-        collected.in_noscript.set(true);
-        let in_noscript = Rc::clone(&collected.in_noscript);
+        collected.open.noscript.set(true);
+        let open = Rc::clone(&collected.open);
         end_tag_handlers.push(Box::new(move |_end| {
-            in_noscript.set(false);
+            open.noscript.set(false);
             Ok(())
         }));
     }
 
-    /// Collects `href` as a link of `kind`.
+    /// Collects `href` as a link of `kind`, without text.
     fn push(&self, href: String, kind: LinkKind, nofollow: bool) {
-        self.collected.borrow_mut().raw.push(RawLink { href, kind, nofollow });
+        self.push_with_text(href, kind, nofollow, String::new());
     }
 
-    /// `<a href>`, `<area href>`: a link unless `rel` says `nofollow`.
-    fn anchor(&self, element: &Element<'_, '_>, kind: LinkKind) {
+    /// Collects `href` as a link of `kind` whose anchor text is `text`; its index in the raw
+    /// links.
+    fn push_with_text(&self, href: String, kind: LinkKind, nofollow: bool, text: String) -> usize {
+        let raw = &mut self.collected.borrow_mut().raw;
+        raw.push(RawLink { href, kind, nofollow, text });
+        raw.len() - 1
+    }
+
+    /// `<a href>`: a link unless `rel` says `nofollow`. With [`LinkOptions::anchor_text`], its
+    /// text is read until its end tag or the next `<a>`, which ends it (with or without `href`).
+    fn anchor(&self, element: &mut Element<'_, '_>) {
+        if self.options.anchor_text {
+            self.collected.borrow().open.anchor.set(None);
+        }
         let Some(href) = attribute(element, "href") else { return };
-        let nofollow = attribute(element, "rel").is_some_and(|rel| has_token(&rel, "nofollow"));
-        self.push(href, kind, nofollow);
+        let link = self.push_with_text(href, LinkKind::Anchor, nofollow(element), String::new());
+        if self.options.anchor_text {
+            self.open_anchor(element, link);
+        }
+    }
+
+    /// Reads the text from here on into the raw link `link`, until the next `</a>` or `<a>`.
+    fn open_anchor(&self, element: &mut Element<'_, '_>, link: usize) {
+        let Some(end_tag_handlers) = element.end_tag_handlers() else { return };
+        let collected = self.collected.borrow();
+        collected.open.anchor.set(Some(link));
+        let open = Rc::clone(&collected.open);
+        end_tag_handlers.push(Box::new(move |_end| {
+            // An `</a>` ends the open anchor, whichever `<a>` `lol_html` (which keeps no
+            // tree) matches it to: in HTML at most one anchor is open, as an `<a>` ends the
+            // previous one.
+            open.anchor.set(None);
+            Ok(())
+        }));
+    }
+
+    /// `<area href>`: a link unless `rel` says `nofollow`; with [`LinkOptions::anchor_text`],
+    /// its text is its `alt`.
+    fn area(&self, element: &Element<'_, '_>) {
+        let Some(href) = attribute(element, "href") else { return };
+        let text = match attribute(element, "alt") {
+            Some(alt) if self.options.anchor_text => anchor_text::normalised(&alt),
+            _ => String::new(),
+        };
+        self.push_with_text(href, LinkKind::Area, nofollow(element), text);
     }
 
     /// `<link href rel>`: the canonical URL, an alternate or the next page.
@@ -540,6 +673,7 @@ fn resolve_all(
     let room = collected.raw.len().min(options.max_links) + 1;
     let mut found = PageLinks {
         links: Vec::with_capacity(room),
+        anchor_texts: if options.anchor_text { Vec::with_capacity(room) } else { Vec::new() },
         canonical,
         base,
         robots: collected.robots,
@@ -550,7 +684,9 @@ fn resolve_all(
         truncated: false,
         parse_error,
     };
-    let mut seen = HashSet::with_capacity(room);
+    // Each URL kept, with its index in `found.links` (where the text of a later anchor to it
+    // joins the first's).
+    let mut seen = HashMap::with_capacity(room);
     for raw in collected.raw {
         if raw.nofollow || found.robots.nofollow {
             found.nofollow_skipped += 1;
@@ -560,21 +696,39 @@ fn resolve_all(
             found.rejected += 1;
             continue;
         };
-        if page_canonical.as_ref() == Some(&url) || !seen.insert(url.clone()) {
+        if page_canonical.as_ref() == Some(&url) {
             continue;
         }
+        // One look in the set, whether the URL is new or not.
+        let new = match seen.entry(url) {
+            Entry::Occupied(seen) => {
+                if let Some(text) = found.anchor_texts.get_mut(*seen.get()) {
+                    anchor_text::join_capped(text, &raw.text);
+                }
+                continue;
+            }
+            Entry::Vacant(new) => new,
+        };
         if found.links.len() == options.max_links {
             found.truncated = true;
             break;
         }
+        let url = new.key().clone();
+        new.insert(found.links.len());
         found.links.push(Link { url, kind: raw.kind });
+        if options.anchor_text {
+            found.anchor_texts.push(raw.text);
+        }
     }
     if let Some(canonical) = found.canonical.clone().filter(|c| Some(c) != page_canonical.as_ref())
         && !found.robots.nofollow
-        && !seen.contains(&canonical)
+        && !seen.contains_key(&canonical)
         && found.links.len() < options.max_links
     {
         found.links.push(Link { url: canonical, kind: LinkKind::Canonical });
+        if options.anchor_text {
+            found.anchor_texts.push(String::new());
+        }
     }
     found
 }
@@ -585,6 +739,11 @@ fn resolve_all(
 fn attribute(element: &Element, name: &str) -> Option<String> {
     let raw = element.get_attribute(name)?;
     if raw.contains('&') { Some(htmlize::unescape_attribute(raw).into_owned()) } else { Some(raw) }
+}
+
+/// Whether `element`'s `rel` says `nofollow`.
+fn nofollow(element: &Element<'_, '_>) -> bool {
+    attribute(element, "rel").is_some_and(|rel| has_token(&rel, "nofollow"))
 }
 
 /// Whether the space-separated token list `list` (a `rel` value) holds `token`, ignoring case.

@@ -302,3 +302,153 @@ fn only_the_first_noscripts_of_a_page_are_read() {
     assert_eq!(found.links.len(), MAX_NOSCRIPTS);
     assert_eq!(found.links[MAX_NOSCRIPTS - 1].url.path(), format!("/n{}", MAX_NOSCRIPTS - 1));
 }
+
+fn with_texts(html: &str) -> PageLinks {
+    let options = LinkOptions { anchor_text: true, ..LinkOptions::default() };
+    extract_links(&page(), Some("text/html; charset=utf-8"), html.as_bytes(), &options)
+}
+
+/// Each link's path with its anchor text; fails if the two lists are not the same length.
+fn texts(found: &PageLinks) -> Vec<(&str, &str)> {
+    assert_eq!(found.links.len(), found.anchor_texts.len(), "{found:?}");
+    found.links.iter().zip(&found.anchor_texts).map(|(link, text)| (link.url.path(), text.as_str())).collect()
+}
+
+#[test]
+fn anchor_texts_of_several_anchors() {
+    let found = with_texts(
+        "<p>See <a href=/one>the first</a>, <a href=/two>  the\n\t second </a> and <a href=/three></a>.",
+    );
+    assert_eq!(texts(&found), [("/one", "the first"), ("/two", "the second"), ("/three", "")]);
+}
+
+#[test]
+fn anchor_text_runs_through_nested_markup() {
+    let found = with_texts("<a href=x>Hello <b>big</b> world</a><a href=y>one<i>word</i></a>");
+    assert_eq!(texts(&found), [("/dir/x", "Hello big world"), ("/dir/y", "oneword")]);
+}
+
+#[test]
+fn anchor_text_decodes_character_references_per_text_node() {
+    let found = with_texts(
+        "<a href=/r>Fish &amp; chips&nbsp;&lt;3 &#x41;&#66; &quot;q&quot; &#39;s&#39;</a><a href=/cut>&am<b>p;</b></a>",
+    );
+    assert_eq!(texts(&found), [("/r", "Fish & chips <3 AB \"q\" 's'"), ("/cut", "&amp;")]);
+}
+
+#[test]
+fn anchor_texts_of_one_url_are_joined_in_document_order() {
+    let found = with_texts(
+        "<a href=/x>first</a><a href=/y>other</a><a href=/x#frag> second </a><a href=/x></a><a href=/x>third</a>",
+    );
+    assert_eq!(texts(&found), [("/x", "first second third"), ("/y", "other")]);
+}
+
+#[test]
+fn area_text_is_its_alt_and_other_kinds_have_none() {
+    let found = with_texts(
+        "<head><link rel=alternate href=/alt><link rel=next href=/next><link rel=canonical href=/canon>\
+         <meta http-equiv=refresh content='5; url=/refresh'></head><map><area href=/area alt=' The  map &amp; more '>\
+         <area href=/bare></map><iframe src=/frame>frame text</iframe>",
+    );
+    assert_eq!(
+        texts(&found),
+        [
+            ("/alt", ""),
+            ("/next", ""),
+            ("/refresh", ""),
+            ("/area", "The map & more"),
+            ("/bare", ""),
+            ("/frame", ""),
+            ("/canon", ""),
+        ]
+    );
+}
+
+#[test]
+fn anchor_texts_are_empty_without_the_option() {
+    let html = "<a href=/x>x</a><area href=/y alt=y>";
+    let found = extract(html);
+    assert_eq!(found.links.len(), 2);
+    assert!(found.anchor_texts.is_empty());
+    // The option changes nothing else.
+    let with = with_texts(html);
+    assert_eq!(with.anchor_texts, ["x", "y"]);
+    assert_eq!(PageLinks { anchor_texts: Vec::new(), ..with }, found);
+}
+
+#[test]
+fn anchor_texts_stay_aligned_past_skipped_and_rejected_links() {
+    let found = with_texts(
+        "<a href=/1>one</a><a rel=nofollow href=/nf>skipped</a><a href='mailto:a@a.test'>mail</a>\
+         <a href=''>self</a><a href=/2>two</a><area rel=nofollow href=/nfa alt=no><a href='http://[bad'>bad</a>\
+         <a href=/3>three</a>",
+    );
+    assert_eq!(texts(&found), [("/1", "one"), ("/2", "two"), ("/3", "three")]);
+    assert_eq!((found.nofollow_skipped, found.rejected), (2, 2));
+    // And past the cut of `max_links`.
+    let html: String = (0..20).map(|i| format!("<a href=/p{i}>text {i}</a>")).collect();
+    let options = LinkOptions { max_links: 5, anchor_text: true, ..LinkOptions::default() };
+    let found = extract_links(&page(), None, html.as_bytes(), &options);
+    assert_eq!(found.anchor_texts, ["text 0", "text 1", "text 2", "text 3", "text 4"]);
+}
+
+#[test]
+fn anchor_text_is_capped_however_many_anchors_point_at_the_url() {
+    let html: String = (0..5000).map(|i| format!("<a href=/same>word{i}</a>")).collect();
+    let found = with_texts(&html);
+    assert_eq!(found.links.len(), 1);
+    let text = &found.anchor_texts[0];
+    assert!(text.len() <= MAX_ANCHOR_TEXT && text.len() > MAX_ANCHOR_TEXT - 10, "{}", text.len());
+    assert!(text.starts_with("word0 word1 word2 "));
+}
+
+#[test]
+fn one_huge_anchor_text_is_capped_on_a_char_boundary() {
+    // Two-byte characters across the parser's 16 KiB writes, and references among them.
+    let html = format!("<a href=/big>a{}</a><a href=/next>next</a>", "é &amp; ".repeat(100_000));
+    let found = with_texts(&html);
+    assert_eq!(texts(&found)[1], ("/next", "next"));
+    let text = &found.anchor_texts[0];
+    assert!(text.len() <= MAX_ANCHOR_TEXT && text.len() > MAX_ANCHOR_TEXT - 8, "{}", text.len());
+    assert!(text.starts_with("aé & é & "));
+    // The text is cut at the first character that does not fit: no later, shorter one follows.
+    let html = format!("<a href=/c>{}é<b>a</b></a>", "x".repeat(MAX_ANCHOR_TEXT - 1));
+    assert_eq!(with_texts(&html).anchor_texts, ["x".repeat(MAX_ANCHOR_TEXT - 1)]);
+    // Joining texts also cuts on a char boundary.
+    let html = format!("<a href=/j>{}</a><a href=/j>ééé</a>", "x".repeat(MAX_ANCHOR_TEXT - 3));
+    let found = with_texts(&html);
+    assert_eq!(found.anchor_texts[0], format!("{} é", "x".repeat(MAX_ANCHOR_TEXT - 3)));
+}
+
+#[test]
+fn an_unclosed_anchor_ends_at_the_next_anchor() {
+    let found = with_texts("<a href=/1>one <a href=/2>two</a> after <a name=x>named</a><a href=/3>three");
+    assert_eq!(texts(&found), [("/1", "one"), ("/2", "two"), ("/3", "three")]);
+    // An anchor without `href` ends the open one's text.
+    let found = with_texts("<a href=/1>one <a name=x>not one</a>");
+    assert_eq!(texts(&found), [("/1", "one")]);
+    // `lol_html` ends an anchor at the end tag of an element around it (a browser would open
+    // it again for ` more`: `lol_html` keeps no list of formatting elements); what follows is
+    // no anchor's.
+    let found =
+        with_texts("<a href=/1>one <b><a href=/2>two</b> more</a> after <a href=/3>three</a></a> after");
+    assert_eq!(texts(&found), [("/1", "one"), ("/2", "two"), ("/3", "three")]);
+}
+
+#[test]
+fn anchor_texts_inside_noscript_are_read_as_on_the_page() {
+    let found = with_texts(
+        "<a href=/outer>outer <noscript><a href=/in>inside &amp; more</a></noscript> still outer</a>",
+    );
+    assert_eq!(texts(&found), [("/outer", "outer still outer"), ("/in", "inside & more")]);
+}
+
+#[test]
+fn a_reference_cut_by_the_parsers_writes_is_decoded() {
+    // The parser is fed 16 KiB at a time: `&amp;` straddles the first cut, inside one text node.
+    let start = "<a href=/x>start";
+    let html = format!("{start}{}&amp;end</a>", " ".repeat((16 << 10) - 2 - start.len()));
+    assert_eq!(&html[(16 << 10) - 2..(16 << 10)], "&a");
+    assert_eq!(with_texts(&html).anchor_texts, ["start &end"]);
+}
