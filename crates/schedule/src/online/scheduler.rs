@@ -270,7 +270,16 @@ impl<O: Objective> Scheduler<O> {
         slot.weight = weight;
         slot.change_rate = change_rate;
         if !slot.in_flight() {
+            let host = slot.host;
             self.enqueue(page.0);
+            // An offer of the page is stale now (its generation moved): the host offers again,
+            // as after `remove`, or its slot would wait on an offer no ready entry holds.
+            if let Some(state) = self.hosts.get_mut(host as usize)
+                && state.offer.is_some_and(|offer| offer.page == page.0)
+            {
+                state.offer = None;
+                self.wake_host(host);
+            }
         }
         Ok(())
     }

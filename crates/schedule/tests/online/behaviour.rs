@@ -343,3 +343,68 @@ fn a_page_marked_stale_is_due_at_once() {
     assert!(matches!(scheduler.mark_stale(PageId(9), 1.0), Err(OnlineError::UnknownPage(_))));
     assert_eq!(scheduler.last_fetch(PageId(9)), None);
 }
+
+/// Regression (found by the crawler's focused crawl, `freshet_crawl::focus`): pages never
+/// fetched whose weights move while they wait (re-estimated as links to them are found), with
+/// pages removed as their fetches end and new ones added, must all be fetched: `next` never
+/// answers `Idle` while pages are present and none is in flight.
+#[test]
+fn new_pages_updated_while_they_wait_are_never_stranded() {
+    let hosts = 3_u32;
+    let mut scheduler = Scheduler::freshness(Budget::new(1_000.0)).unwrap();
+    for host in 0..hosts {
+        scheduler.set_host(HostId(host), Politeness::rate(500.0)).unwrap();
+    }
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut draw = move || {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1_u64 << 53) as f64
+    };
+    let total = 600_u32;
+    let (mut added, mut fetched) = (0_u32, 0_u32);
+    let mut waiting: Vec<u32> = Vec::new();
+    let mut in_flight: Vec<(u32, f64)> = Vec::new();
+    let mut now = 0.0;
+    for _ in 0..2 * hosts {
+        scheduler.add(PageId(added), HostId(added % hosts), 0.01 + 5.0 * draw(), 1e-5, now).unwrap();
+        waiting.push(added);
+        added += 1;
+    }
+    for _ in 0..200_000 {
+        now += 0.001;
+        let (done, still): (Vec<_>, Vec<_>) = in_flight.iter().partition(|&&(_, end)| end <= now);
+        in_flight = still;
+        for (page, _) in done {
+            scheduler.remove(PageId(page)).unwrap();
+            scheduler.fetched(PageId(page), Outcome::Fetched, now).unwrap();
+            fetched += 1;
+            // A fetch finds a new page of the same host and moves the estimates of others.
+            if added < total {
+                scheduler.add(PageId(added), HostId(page % hosts), 0.01 + 5.0 * draw(), 1e-5, now).unwrap();
+                waiting.push(added);
+                added += 1;
+            }
+            for &other in &waiting {
+                if draw() < 0.5 {
+                    scheduler.update(PageId(other), 0.01 + 5.0 * draw(), 1e-5).unwrap();
+                }
+            }
+        }
+        match scheduler.next(now) {
+            Decision::Fetch { page, .. } => {
+                waiting.retain(|&other| other != page.0);
+                in_flight.push((page.0, now + 0.003));
+            }
+            Decision::WaitUntil(_) => {}
+            Decision::Idle => assert!(
+                waiting.is_empty() || !in_flight.is_empty(),
+                "Idle at {now:.3} with {} pages waiting and none in flight ({fetched} fetched)",
+                waiting.len()
+            ),
+        }
+        if fetched == total {
+            break;
+        }
+    }
+    assert_eq!(fetched, total, "{} pages never fetched", total - fetched);
+}
