@@ -95,6 +95,16 @@ pub(crate) struct CrawlArgs {
     /// canonicalised; pages not listed weigh 1).
     #[arg(long, value_name = "FILE")]
     weights: Option<PathBuf>,
+    /// A focused crawl: fetch first the pages estimated to be most about these words
+    /// (repeatable, or comma-separated; seed 002's scores: the words' count in a page's main
+    /// text and in its links' anchors). Replaces --importance as the source of page weights.
+    #[arg(long, value_name = "WORD", value_delimiter = ',')]
+    focus: Vec<String>,
+    /// How a focused crawl estimates the pages it has not fetched: bfs, fl_deg, fl_n (parents'
+    /// scores), fl_e (anchors' scores), fl_ne, or lr_fl (a regression on those, refitted as
+    /// pages are fetched) [default: fl_e].
+    #[arg(long, value_name = "NAME")]
+    focus_estimator: Option<String>,
     /// The mean time between changes a page is assumed to have before anything is learned
     /// about it (the prior) [default: 86400].
     #[arg(long, value_name = "SECONDS")]
@@ -205,6 +215,8 @@ impl CrawlArgs {
             rate: self.rate,
             importance: self.importance,
             weights: self.weights.as_ref().map(absolute),
+            focus: listed(&self.focus),
+            focus_estimator: self.focus_estimator.clone(),
             change_interval: self.change_interval,
             delay: self.delay,
             max_in_flight: self.max_in_flight,

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use freshet_crawl::{CrawlConfig, Importance, Revisit};
+use freshet_crawl::{CrawlConfig, Focus, Importance, Revisit};
 use freshet_fetch::ContentTypes;
 use freshet_url::Scope;
 
@@ -78,6 +78,8 @@ pub(crate) struct CrawlSettings {
     pub(crate) rate: Option<f64>,
     pub(crate) importance: Option<ImportanceArg>,
     pub(crate) weights: Option<PathBuf>,
+    pub(crate) focus: Option<Vec<String>>,
+    pub(crate) focus_estimator: Option<String>,
     pub(crate) change_interval: Option<f64>,
     pub(crate) prior_fetches: Option<f64>,
     pub(crate) max_failures: Option<u32>,
@@ -172,7 +174,7 @@ impl CrawlSettings {
         let merged = overlay!(self, over;
             seeds, seeds_file, scope, max_depth, include, exclude, host_quota, max_hosts_per_domain, content_types,
             sitemaps, max_sitemap_files, max_sitemap_urls, max_pages, duration, revisit, rate,
-            importance, weights, change_interval, prior_fetches, max_failures, nutch_min_interval,
+            importance, weights, focus, focus_estimator, change_interval, prior_fetches, max_failures, nutch_min_interval,
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
             back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
             first_byte_timeout, keep_alive, timeout, max_body_bytes, max_redirects, allow_private, resolve,
@@ -375,6 +377,21 @@ impl CrawlSettings {
             (None, ImportanceArg::Opic) => Importance::Opic,
             (None, ImportanceArg::InDegree) => Importance::InDegree,
         };
+        config.focus = match (&self.focus, &self.focus_estimator) {
+            (Some(words), estimator) => {
+                let name = estimator.as_deref().unwrap_or("fl_e");
+                let estimator = freshet_focus::Estimator::from_name(name).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "focus-estimator {name:?}: expected one of bfs, fl_deg, fl_n, fl_e, fl_ne, lr_fl"
+                    )
+                })?;
+                Some(Focus::new(words, estimator)?)
+            }
+            (None, Some(_)) => {
+                bail!("focus-estimator is set but focus is not: name the topic's words with focus")
+            }
+            (None, None) => None,
+        };
         if let Some(interval) = self.change_interval {
             config.change_rate_prior = 1.0 / interval;
         }
@@ -511,6 +528,8 @@ mod tests {
             rate: Some(10.0),
             importance: Some(ImportanceArg::Opic),
             weights: Some("weights.csv".into()),
+            focus: Some(vec!["bhutan".into(), "thimphu".into()]),
+            focus_estimator: Some("lr_fl".into()),
             change_interval: Some(86_400.0),
             prior_fetches: Some(20.0),
             max_failures: Some(3),
@@ -557,7 +576,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 51);
+        assert_eq!(all.len(), 53);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

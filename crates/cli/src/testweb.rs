@@ -51,6 +51,11 @@ pub(crate) struct TestwebArgs {
     /// Seed of the web: same seed, same web.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Share of the pages about a topic (the word `glacier` in their text, and often in the
+    /// anchors of links to them), for focused crawls (`freshet crawl --focus glacier`); the
+    /// truth's `topic_score` says how often each page says it. 0: no topic.
+    #[arg(long, value_name = "F", default_value_t = 0.0)]
+    topic_fraction: f64,
     /// Misbehaving hosts to add, comma-separated, or `all`.
     #[arg(long, value_name = "KIND,...")]
     misbehave: Option<String>,
@@ -67,7 +72,13 @@ pub(crate) fn run(args: &TestwebArgs) -> anyhow::Result<std::process::ExitCode> 
     let misbehave =
         Misbehaviour::parse_list(args.misbehave.as_deref().unwrap_or("")).context("--misbehave")?;
     let config = ServerConfig {
-        web: WebConfig { seed: args.seed, hosts: args.hosts, pages: args.pages, ..WebConfig::default() },
+        web: WebConfig {
+            seed: args.seed,
+            hosts: args.hosts,
+            pages: args.pages,
+            topic_fraction: args.topic_fraction,
+            ..WebConfig::default()
+        },
         time_scale: args.time_scale,
         misbehave,
         settings: MisbehaviourSettings::default(),

@@ -8,6 +8,7 @@ use freshet_robots::CachePolicy;
 use freshet_url::{Scope, Url};
 
 use crate::error::{CrawlError, Result};
+use crate::focus::Focus;
 use crate::importance::Importance;
 use crate::revisit::Revisit;
 
@@ -174,6 +175,9 @@ pub struct CrawlConfig {
     pub prior_fetches: f64,
     /// Where page weights come from (see [`crate::importance`]). Default: OPIC.
     pub importance: Importance,
+    /// A focused crawl's topic and estimator (see [`crate::focus`]): pages estimated to be
+    /// about the topic are fetched first, and its pages weigh their score. Default: none.
+    pub focus: Option<Focus>,
     /// Nutch's interval bounds for [`Revisit::Nutch`], seconds: `db.fetch.schedule.adaptive`'s
     /// `min_interval` (60 s) and `max_interval` (365 days) by default.
     pub nutch_interval_bounds: (f64, f64),
@@ -229,6 +233,7 @@ impl CrawlConfig {
             near_duplicate_index_entries: crate::dedup::DEFAULT_NEAR_DUPLICATE_ENTRIES,
             revisit: Revisit::Freshet,
             importance: Importance::Opic,
+            focus: None,
             prior_fetches: crate::revisit::PRIOR_FETCHES,
             nutch_interval_bounds: (60.0, 365.0 * DAY),
             max_failures: 3,
@@ -252,6 +257,13 @@ impl CrawlConfig {
         let bad = |field, value: String, expected| Err(CrawlError::InvalidConfig { field, value, expected });
         if !(self.rate.is_finite() && self.rate > 0.0) {
             return bad("rate", self.rate.to_string(), "a positive number of fetches per second");
+        }
+        if self.focus.is_some() && self.revisit == Revisit::Nutch {
+            return bad(
+                "focus",
+                "with revisit = nutch".into(),
+                "revisit freshet, uniform or once (Nutch's weights are its intervals)",
+            );
         }
         if self.max_in_flight == 0 {
             return bad("max_in_flight", "0".into(), "at least 1");

@@ -245,6 +245,7 @@ mod config;
 mod crawler;
 pub mod dedup;
 mod error;
+pub mod focus;
 mod hosts;
 pub mod importance;
 pub mod inspect;
@@ -259,6 +260,7 @@ pub use config::{
 };
 pub use crawler::{CrawlSummary, Crawler, StopReason};
 pub use error::{CrawlError, Result};
+pub use focus::Focus;
 /// The Redis engine's settings, for [`StoreEngine::Redis`].
 pub use freshet_frontier::RedisOptions;
 pub use importance::Importance;

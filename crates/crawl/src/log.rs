@@ -98,6 +98,10 @@ pub struct LogLine {
     /// Links found on the page (before the scope and seen checks).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub links: Option<usize>,
+    /// In a focused crawl, the page's topic score: how many times the topic's words occur in
+    /// its main text (see [`crate::focus`]).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub topic_score: Option<u32>,
 }
 
 impl LogLine {
@@ -128,6 +132,7 @@ impl LogLine {
             outcome: outcome.to_owned(),
             detail,
             links: None,
+            topic_score: None,
         }
     }
 

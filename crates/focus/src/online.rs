@@ -192,6 +192,23 @@ impl OnlineFocus {
         Ok(Learned { first_fetch: true, refitted })
     }
 
+    /// `from` redirected to `to`: a link to `from` was a link to `to`, so `to` (if not fetched)
+    /// gains `from`'s sums and depth, and [`touched`](Self::touched) lists it. A redirect is
+    /// not a page: `from` is not fetched by it and teaches the regression nothing.
+    pub fn redirected(&mut self, from: u32, to: u32) {
+        self.touched.clear();
+        let source = self.pages.get(from as usize).copied().unwrap_or_default();
+        let target = self.page_mut(to);
+        target.depth = target.depth.min(source.depth);
+        if target.fetched || from == to {
+            return;
+        }
+        for (sum, added) in target.sums.iter_mut().zip(source.sums) {
+            *sum += added;
+        }
+        self.touched.push(to);
+    }
+
     /// The unfetched pages whose estimate moved in the last [`fetched`](Self::fetched), each
     /// once, in increasing order.
     #[must_use]
@@ -287,6 +304,20 @@ mod tests {
         assert_eq!(focus.sums(1), [2.0, 2.0, 4.0, 2.0]);
         assert_eq!(focus.score(2), Some(7.0));
         assert_eq!(focus.score(1), None);
+    }
+
+    #[test]
+    fn a_redirect_target_inherits_the_links_to_its_source() {
+        let mut focus = OnlineFocus::new(Estimator::FirstNodes, 100).unwrap();
+        focus.fetched(0, 4.0, &[(1, 1.0)]).unwrap();
+        focus.redirected(1, 2);
+        assert_eq!(focus.touched(), &[2]);
+        assert_eq!(focus.sums(2), [1.0, 4.0, 1.0, 4.0]);
+        assert_eq!(focus.estimate(2), 4.0);
+        focus.fetched(2, 0.0, &[]).unwrap();
+        focus.redirected(1, 2);
+        assert!(focus.touched().is_empty(), "a fetched target gains nothing");
+        assert_eq!(focus.sums(2), [1.0, 4.0, 1.0, 4.0]);
     }
 
     #[test]

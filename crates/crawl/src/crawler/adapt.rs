@@ -110,6 +110,7 @@ mod tests {
             outcome: "throttled".into(),
             detail: Some("back-off 1 of 5: 1s".into()),
             links: None,
+            topic_score: None,
         };
         let change = DelayChange { from: Duration::from_secs(1), to: Duration::from_secs(2) };
         note_delay_change(&mut line, Some(change));

@@ -46,6 +46,7 @@ impl Crawler {
                     outcome: "unsupported-url".into(),
                     detail: Some(error.to_string()),
                     links: None,
+                    topic_score: None,
                 })?;
                 Vec::new()
             }
@@ -131,6 +132,13 @@ impl Crawler {
                 }
             }
             Outcome::Ok { .. } => {
+                // A focused crawl's score of the page: its topic words in its main text.
+                if let Some(gate) = &mut self.focus {
+                    let score =
+                        analysis.text.as_ref().map_or(0.0, |text| gate.words.count_words(text.words()));
+                    gate.scored(job.page, score);
+                    line.topic_score = Some(score as u32);
+                }
                 let first = self.pending_urls.len();
                 if let Some(found) = analysis.links {
                     line.links = Some(found.links.len());
@@ -140,8 +148,21 @@ impl Crawler {
                         line.add_detail(format!("links not followed: past the max depth of {max}"));
                     }
                     let too_long = self.summary.too_long;
-                    for link in found.links {
+                    let anchor_texts = found.anchor_texts;
+                    for (index, link) in found.links.into_iter().enumerate() {
+                        let before = self.pending_urls.len();
                         self.discover(link.url, depth + 1, Some(job.page))?;
+                        // A focused crawl's score of the link: its topic words in its anchors.
+                        if let Some(gate) = &self.focus
+                            && self.pending_urls.len() > before
+                            && let Some(text) = anchor_texts.get(index)
+                        {
+                            let score = gate.words.count_in_text(text);
+                            if score > 0.0 {
+                                self.link_scores.resize(before, 0.0);
+                                self.link_scores.push(score);
+                            }
+                        }
                     }
                     let too_long = self.summary.too_long - too_long;
                     if too_long > 0 {
@@ -187,6 +208,9 @@ impl Crawler {
                     let first = self.pending_urls.len();
                     self.discover(location.clone(), depth + 1, Some(job.page))?;
                     self.link_sources.push((job.page, first..self.pending_urls.len()));
+                    if let Some(gate) = &mut self.focus {
+                        gate.redirect_from(job.page);
+                    }
                     // Remembered only for a target queued for admission (one out of scope or
                     // past the depth limit is never admitted, and its trail would stay).
                     // The trail goes into the store with the target (kept until its first
@@ -311,7 +335,10 @@ impl Crawler {
         let had_data = job_had_data(&job.kind);
         memory.opic_history = self.weights.history(job.page.0);
         let (new_weight, new_rate) = if keep {
-            let importance = self.weights.weight(job.page.0, job.url.as_str());
+            let importance = match &self.focus {
+                Some(gate) => gate.weight(job.page),
+                None => self.weights.weight(job.page.0, job.url.as_str()),
+            };
             self.revisit_parameters(job.host, &mut memory, observation, (importance, *change_rate), had_data)
         } else {
             if had_data && self.config.revisit == Revisit::Freshet {
@@ -348,6 +375,8 @@ impl Crawler {
             done
         };
         self.scheduler.fetched(job.page, done, now)?;
+        // In a focused crawl the host may take its next best new page.
+        self.focus_settled(job.page, job.host, now)?;
         Ok(near)
     }
 
@@ -528,7 +557,7 @@ impl Crawler {
                 | Verdict::TooComplex
                 | Verdict::Refused
                 | Verdict::GivenUp) => {
-                    self.skip(page, &url, verdict)?;
+                    self.skip(page, job.host, &url, verdict)?;
                 }
                 Verdict::Unknown | Verdict::WaitUntil(_) => state.unchecked.push(page),
                 // Checked when it is due, as every page is.
@@ -832,5 +861,6 @@ pub(super) fn fetch_line(kind: LogKind, fetch: &Fetch) -> LogLine {
         outcome: fetch.outcome.name().into(),
         detail,
         links: None,
+        topic_score: None,
     }
 }

@@ -27,6 +27,7 @@ use crate::admin::{Admin, Request};
 use crate::config::{CrawlConfig, StoreEngine};
 use crate::dedup::{PayloadIndex, Reference};
 use crate::error::{CrawlError, Result};
+use crate::focus::FocusGate;
 use crate::hosts::{HostState, Verdict};
 use crate::importance::Weights;
 use crate::job::{Job, JobKind, JobResult};
@@ -172,6 +173,11 @@ pub struct Crawler {
     host_rates: Vec<HostRates>,
     /// Page importance (OPIC by default).
     weights: Weights,
+    /// A focused crawl's estimates and held pages (see [`crate::focus`]).
+    focus: Option<FocusGate>,
+    /// In a focused crawl, the anchor score of each URL of `pending_urls` found as a page's
+    /// link (by index; shorter when the last URLs are not links: those score 0).
+    link_scores: Vec<f64>,
     /// Pages fetched since the last commit whose links go to the importance estimator once the
     /// commit has given them ids: the page and the range of its links in `pending_urls`.
     link_sources: Vec<(PageId, std::ops::Range<usize>)>,
@@ -289,6 +295,8 @@ impl Crawler {
             agent: Arc::from(config.robots_agent()),
             link_options: Arc::new(LinkOptions {
                 robots_agent: Some(config.robots_agent()),
+                // A focused crawl scores links by their anchors' words.
+                anchor_text: config.focus.is_some(),
                 ..LinkOptions::default()
             }),
             // As many connections kept per host as requests may be in flight to it.
@@ -320,6 +328,12 @@ impl Crawler {
             redirect_trails: HashMap::new(),
             host_rates: Vec::new(),
             weights: Weights::new(&config.importance),
+            focus: config
+                .focus
+                .as_ref()
+                .map(|focus| FocusGate::new(focus, config.max_in_flight_per_host))
+                .transpose()?,
+            link_scores: Vec::new(),
             link_sources: Vec::new(),
             sitemap_lastmods: Vec::new(),
             link_cache: Vec::new(),
@@ -417,6 +431,16 @@ impl Crawler {
                     self.host_rates_mut(record.host).add(record.change_rate);
                 }
                 match record.last_fetch {
+                    None if self.focus.is_some() => {
+                        let released = match &mut self.focus {
+                            Some(gate) => {
+                                gate.add_page(page.id, record.depth);
+                                gate.offer(page.id, record.host)
+                            }
+                            None => Vec::new(),
+                        };
+                        self.focus_release(&released, record.host, now)?;
+                    }
                     None => {
                         let (weight, change_rate) = self.initial_parameters(page.id, record.host, &page.url);
                         self.scheduler.add(page.id, record.host, weight, change_rate, now)?
@@ -552,6 +576,16 @@ impl Crawler {
                 self.settle()?;
             }
             if self.jobs.is_empty() {
+                // In a focused crawl the scheduler holds a host's new pages only while the gate
+                // releases them; with nothing in the scheduler or in flight, none is out.
+                if idle
+                    && self.scheduler.is_empty()
+                    && !stopping
+                    && !self.page_limit_reached()
+                    && self.release_stranded(unix_now())?
+                {
+                    continue;
+                }
                 if stopping || self.page_limit_reached() || (idle && self.scheduler.is_empty()) {
                     break;
                 }
@@ -715,7 +749,7 @@ impl Crawler {
                 return Ok(());
             }
             Verdict::Disallowed | Verdict::TooComplex | Verdict::Refused | Verdict::GivenUp => {
-                self.skip(page, &url, verdict)?;
+                self.skip(page, host, &url, verdict)?;
                 return self.scheduler.fetched(page, Done::Failed, now).map_err(Into::into);
             }
         };
@@ -741,7 +775,7 @@ impl Crawler {
     /// Records that `page` will not be requested (robots.txt disallows it, or its host's
     /// addresses are refused): a `skipped` log line, never due again (the URL stays seen), out
     /// of the scheduler.
-    pub(crate) fn skip(&mut self, page: PageId, url: &Url, verdict: Verdict) -> Result<()> {
+    pub(crate) fn skip(&mut self, page: PageId, host: HostId, url: &Url, verdict: Verdict) -> Result<()> {
         let (outcome, detail) = match verdict {
             Verdict::Refused => {
                 self.summary.refused += 1;
@@ -782,6 +816,7 @@ impl Crawler {
             Ok(()) | Err(OnlineError::UnknownPage(_)) => {}
             Err(error) => return Err(error.into()),
         }
+        self.focus_settled(page, host, unix_now())?;
         self.log.write(&LogLine::skipped(url.as_str(), outcome, detail))
     }
 
@@ -907,10 +942,11 @@ impl Crawler {
         let ops = std::mem::take(&mut self.pending);
         let urls = std::mem::take(&mut self.pending_urls);
         let link_sources = std::mem::take(&mut self.link_sources);
+        let link_scores = std::mem::take(&mut self.link_scores);
         let lastmods = std::mem::take(&mut self.sitemap_lastmods);
         let report = self.store.commit(&ops)?;
         self.sitemap_changes(&report, &urls, &lastmods)?;
-        self.admit(&report, urls, link_sources)?;
+        self.admit(&report, urls, link_sources, &link_scores)?;
         // `admit` logs the links it releases unfetched (robots.txt): those lines go out first too.
         self.log.flush()?;
         if !self.pending.is_empty() {
@@ -927,6 +963,7 @@ impl Crawler {
         report: &CommitReport,
         urls: Vec<Url>,
         link_sources: Vec<(PageId, std::ops::Range<usize>)>,
+        link_scores: &[f64],
     ) -> Result<()> {
         for (host, key) in &report.new_hosts {
             self.declare_host(*host, key, HostPoliteness::default(), false)?;
@@ -935,6 +972,7 @@ impl Crawler {
         // Whether each admitted URL is a link the importance estimator should follow: not
         // disallowed by robots.txt (as far as known), not on a refused host.
         let mut followed = Vec::with_capacity(urls.len());
+        let mut offers = Vec::new();
         for (admission, url) in report.admissions.iter().zip(&urls) {
             // A redirect target's chain is kept only while the target waits in the schedule.
             let trail = if self.redirect_trails.is_empty() {
@@ -976,14 +1014,20 @@ impl Crawler {
             }
             match verdict {
                 Verdict::Disallowed | Verdict::TooComplex | Verdict::Refused | Verdict::GivenUp => {
-                    self.skip(admission.page, url, verdict)?;
+                    self.skip(admission.page, admission.host, url, verdict)?;
                     continue;
                 }
                 Verdict::Unknown => self.host_mut(admission.host)?.unchecked.push(admission.page),
                 Verdict::Allowed | Verdict::WaitUntil(_) | Verdict::Deferred(_) => {}
             }
-            let (weight, change_rate) = self.initial_parameters(admission.page, admission.host, url.as_str());
-            self.scheduler.add(admission.page, admission.host, weight, change_rate, now)?;
+            if self.focus.is_some() {
+                // Offered once the estimates have learned this commit's links (below).
+                offers.push((admission.page, admission.host));
+            } else {
+                let (weight, change_rate) =
+                    self.initial_parameters(admission.page, admission.host, url.as_str());
+                self.scheduler.add(admission.page, admission.host, weight, change_rate, now)?;
+            }
             if let Some(trail) = trail {
                 self.redirect_trails.insert(url.to_string(), trail);
             }
@@ -996,13 +1040,100 @@ impl Crawler {
             self.pages_at_solve = pages;
         }
         for (page, range) in link_sources {
-            let links: Vec<u32> = range
+            let kept: Vec<(u32, f64)> = range
                 .filter(|&index| followed.get(index).copied().unwrap_or(false))
-                .filter_map(|index| report.admissions.get(index).map(|admission| admission.page.0))
+                .filter_map(|index| {
+                    let admission = report.admissions.get(index)?;
+                    Some((admission.page.0, link_scores.get(index).copied().unwrap_or(0.0)))
+                })
                 .collect();
+            if self.focus.is_some() {
+                self.focus_learn(page, &kept, now)?;
+            }
+            let links: Vec<u32> = kept.into_iter().map(|(link, _)| link).collect();
             self.follow_links(page, links.into_boxed_slice());
         }
+        for (page, host) in offers {
+            let released = match &mut self.focus {
+                Some(gate) => gate.offer(page, host),
+                None => Vec::new(),
+            };
+            self.focus_release(&released, host, now)?;
+        }
         Ok(())
+    }
+
+    /// A focused crawl learns `page`'s fetch (its score, noted at its completion, and its kept
+    /// links with their anchor scores); the pages whose weight moved and that the scheduler
+    /// has get their new weight there. A redirect passes its links on to its target instead.
+    fn focus_learn(&mut self, page: PageId, links: &[(u32, f64)], now: f64) -> Result<()> {
+        let Some(gate) = self.focus.as_mut() else { return Ok(()) };
+        let moved = if gate.is_redirect(page) {
+            match links.first() {
+                Some(&(target, _)) => gate.redirected(page, PageId(target)),
+                None => Vec::new(),
+            }
+        } else {
+            gate.learn(page, links)
+        };
+        for page in moved {
+            let Some(host) = self.focus.as_ref().and_then(|gate| gate.host_of(page)) else { continue };
+            let (weight, change_rate) = self.focus_parameters(page, host);
+            match self.scheduler.update(page, weight, change_rate) {
+                // Fetched or removed meanwhile: nothing to update.
+                Ok(()) | Err(OnlineError::UnknownPage(_)) => {}
+                Err(error) => return Err(error.into()),
+            }
+        }
+        let _ = now;
+        Ok(())
+    }
+
+    /// Hands the scheduler new pages of `host` that the focus gate released.
+    pub(crate) fn focus_release(&mut self, pages: &[PageId], host: HostId, now: f64) -> Result<()> {
+        for &page in pages {
+            let (weight, change_rate) = self.focus_parameters(page, host);
+            self.scheduler.add(page, host, weight, change_rate, now)?;
+        }
+        Ok(())
+    }
+
+    /// With the scheduler empty and nothing in flight, a focused crawl's held pages would wait
+    /// for a release that cannot come (a released page left without
+    /// [`focus_settled`](Self::focus_settled), which should not happen): the gate's counts are
+    /// reset and every host's best held pages go to the scheduler. Returns whether any did.
+    fn release_stranded(&mut self, now: f64) -> Result<bool> {
+        let released = match &mut self.focus {
+            Some(gate) if gate.held_pages() > 0 => gate.release_stranded(),
+            _ => return Ok(false),
+        };
+        let any = !released.is_empty();
+        for (host, pages) in released {
+            self.focus_release(&pages, host, now)?;
+        }
+        Ok(any)
+    }
+
+    /// `page`'s first fetch is over or it was skipped: in a focused crawl its host may take its
+    /// next best held page.
+    pub(crate) fn focus_settled(&mut self, page: PageId, host: HostId, now: f64) -> Result<()> {
+        let released = match &mut self.focus {
+            Some(gate) => gate.settled(page, host),
+            None => return Ok(()),
+        };
+        self.focus_release(&released, host, now)
+    }
+
+    /// The `(w, λ)` of a page in a focused crawl: its focus weight, and the change rate
+    /// [`initial_parameters`](Self::initial_parameters) would give it.
+    fn focus_parameters(&mut self, page: PageId, host: HostId) -> (f64, f64) {
+        let weight = self.focus.as_ref().map_or(1.0, |gate| gate.weight(page));
+        let prior = self.config.change_rate_prior;
+        let change_rate = match self.config.revisit {
+            Revisit::Freshet => self.host_rates_mut(host).mean(prior),
+            Revisit::Uniform | Revisit::Once | Revisit::Nutch => prior,
+        };
+        (weight, change_rate)
     }
 
     /// Whether `url`'s host came after `max_hosts_per_domain` others of its registered domain

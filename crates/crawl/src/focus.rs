@@ -1,0 +1,533 @@
+//! Focused crawling (seed `002_987a179045e4afb6.txt`): a crawl after the pages about a topic,
+//! given as words, fetches first the pages it estimates to be most about it.
+//!
+//! # Scores
+//! As in the seed, a fetched page's score `β(u)` is how many times the topic's words occur in
+//! its main text (`freshet-content`'s words: lower case, markup, scripts and noise left out;
+//! every occurrence of any of the words counts once), and a link's score `α(u, v)` how many
+//! times they occur in the text of `u`'s anchors to `v` (`freshet_fetch::links`' anchor texts,
+//! normalised the same way). `freshet-focus`'s [`OnlineFocus`] turns them into the estimate
+//! `β̃(v)` of every page not fetched yet: `fl_e` (the anchors; the CLI's default, the seed's
+//! best in a crawl's first thousand pages), `fl_n` (the parents' scores), `lr_fl` (a regression
+//! on those, refitted as pages are fetched, which the seed finds best later) and the others it
+//! keeps.
+//!
+//! # The order of fetches
+//! A page's weight `w` is its estimate before its first fetch and its score after, plus
+//! [`FLOOR`] (`w > 0`, so that a page about nothing is still fetched, last, and revisited,
+//! rarely): so a page estimated to be about the topic reaches the scheduler's threshold first
+//! and, under the budget, takes the token from a less promising host's offer (seed 003's
+//! tokens by value), and a fetched page about the topic is kept fresher.
+//!
+//! Within a host the scheduler serves the pages never fetched in the order they came (its
+//! backlog keys them at their add time: `freshet_schedule::online`), which an estimate that
+//! moves after the page was added could not reorder. So the crawl holds a host's new pages
+//! back, in a queue by estimate (a heap whose stale entries are skipped), and hands the
+//! scheduler at most `FocusGate::per_host` of them at a time (the host's in-flight limit
+//! and one more): when one is fetched, the host's best estimate then goes next. The
+//! scheduler's own decisions are unchanged, as is every crawl without a topic.
+//!
+//! # What a restart keeps
+//! The held pages are in the frontier store like any other page not fetched yet (nothing is
+//! lost: a resumed crawl holds them again), but the estimates' sums are not stored: after a
+//! resume a page's sums count the fetches since, and `bfs` its stored depth. The ordering
+//! relearns; no URL is lost or fetched twice.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+use freshet_focus::{Estimator, OnlineFocus};
+use freshet_schedule::online::{HostId, PageId};
+
+use crate::error::{CrawlError, Result};
+
+/// Added to every focus weight: the scheduler needs `w > 0`, and a page estimated at 0 must
+/// still be fetched once the better ones are (and a fetched page about nothing revisited,
+/// rarely). Small against a score of 1 (one occurrence of a topic word).
+pub const FLOOR: f64 = 0.01;
+
+/// Pages between two fits of `lr_fl`'s regression once 8, 16, 32… have been fetched (each fit
+/// re-weights every page not fetched yet).
+pub const REFIT_EVERY: usize = 256;
+
+/// A focused crawl's topic and estimator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Focus {
+    /// The topic's words, normalised as page text is (lower case); distinct.
+    words: Vec<String>,
+    /// The estimator of the pages not fetched yet.
+    pub estimator: Estimator,
+}
+
+impl Focus {
+    /// A topic of `words` (each one word once normalised: `"Bhutan"` is `bhutan`), estimated by
+    /// `estimator` (one that `freshet_focus::OnlineFocus` keeps).
+    ///
+    /// # Errors
+    /// [`CrawlError::InvalidConfig`] for no word, a word that normalises to nothing or to more
+    /// than one word, or an estimator not kept online.
+    pub fn new(words: &[String], estimator: Estimator) -> Result<Self> {
+        let bad =
+            |value: String, expected| Err(CrawlError::InvalidConfig { field: "focus", value, expected });
+        if words.is_empty() {
+            return bad(String::new(), "at least one word");
+        }
+        let mut normalised: Vec<String> = Vec::with_capacity(words.len());
+        for word in words {
+            let text = freshet_content::normalise(word);
+            if text.is_empty() || text.contains(' ') {
+                return bad(word.clone(), "one word each (letters or digits)");
+            }
+            if !normalised.contains(&text) {
+                normalised.push(text);
+            }
+        }
+        if !freshet_focus::ONLINE_ESTIMATORS.contains(&estimator) {
+            return Err(CrawlError::InvalidConfig {
+                field: "focus-estimator",
+                value: estimator.name().to_owned(),
+                expected: "one of bfs, fl_deg, fl_n, fl_e, fl_ne, lr_fl",
+            });
+        }
+        Ok(Self { words: normalised, estimator })
+    }
+
+    /// The topic's words, normalised.
+    #[must_use]
+    pub fn words(&self) -> &[String] {
+        &self.words
+    }
+}
+
+/// Counts a topic's words in text.
+#[derive(Clone, Debug)]
+pub(crate) struct TopicWords {
+    words: HashSet<String>,
+}
+
+impl TopicWords {
+    pub(crate) fn new(focus: &Focus) -> Self {
+        Self { words: focus.words.iter().cloned().collect() }
+    }
+
+    /// Occurrences in already-normalised words.
+    pub(crate) fn count_words<'a>(&self, words: impl IntoIterator<Item = &'a str>) -> f64 {
+        words.into_iter().filter(|word| self.words.contains(*word)).count() as f64
+    }
+
+    /// Occurrences in raw text (an anchor's), normalised first.
+    pub(crate) fn count_in_text(&self, text: &str) -> f64 {
+        if text.is_empty() {
+            return 0.0;
+        }
+        self.count_words(freshet_content::normalise(text).split(' '))
+    }
+}
+
+/// A held page in its host's queue: its estimate when pushed, and the generation that says
+/// whether that is still its live entry.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    estimate: f64,
+    page: u32,
+    generation: u32,
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Candidate {}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Candidate {
+    /// The highest estimate first, then the lowest page (found first).
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.estimate
+            .total_cmp(&other.estimate)
+            .then_with(|| other.page.cmp(&self.page))
+            .then_with(|| self.generation.cmp(&other.generation))
+    }
+}
+
+#[derive(Debug, Default)]
+struct HostQueue {
+    held: BinaryHeap<Candidate>,
+    /// New pages of the host handed to the scheduler and not fetched yet.
+    released: u32,
+}
+
+/// The focused crawl's state: the estimates, and the new pages held back per host (see the
+/// module docs).
+#[derive(Debug)]
+pub(crate) struct FocusGate {
+    pub(crate) words: TopicWords,
+    estimates: OnlineFocus,
+    /// Per page: generation 0 if not held, else the generation of its live entry in its
+    /// host's queue, and the host.
+    held: Vec<Held>,
+    generation: u32,
+    /// Held pages, and entries no longer live (compacted when they outnumber the live ones).
+    live: usize,
+    stale: usize,
+    released: HashMap<PageId, HostId>,
+    hosts: HashMap<HostId, HostQueue>,
+    /// New pages each host may have in the scheduler at once.
+    per_host: u32,
+    /// Scores of pages fetched since the last commit, learned when their links get ids.
+    pending_scores: HashMap<PageId, f64>,
+    /// Pages that redirected since the last commit (their target learns their links).
+    pending_redirects: HashSet<PageId>,
+}
+
+/// A page's place among the held pages.
+#[derive(Clone, Copy, Debug, Default)]
+struct Held {
+    generation: u32,
+    host: u32,
+}
+
+impl FocusGate {
+    pub(crate) fn new(focus: &Focus, max_in_flight_per_host: u32) -> Result<Self> {
+        let estimates =
+            OnlineFocus::new(focus.estimator, REFIT_EVERY).map_err(|error| CrawlError::InvalidConfig {
+                field: "focus-estimator",
+                value: format!("{} ({error})", focus.estimator.name()),
+                expected: "one of bfs, fl_deg, fl_n, fl_e, fl_ne, lr_fl",
+            })?;
+        Ok(Self {
+            words: TopicWords::new(focus),
+            estimates,
+            held: Vec::new(),
+            generation: 0,
+            live: 0,
+            stale: 0,
+            released: HashMap::new(),
+            hosts: HashMap::new(),
+            per_host: max_in_flight_per_host.saturating_add(1),
+            pending_scores: HashMap::new(),
+            pending_redirects: HashSet::new(),
+        })
+    }
+
+    /// The scheduler weight of `page`: its score once fetched, else its estimate, plus
+    /// [`FLOOR`].
+    pub(crate) fn weight(&self, page: PageId) -> f64 {
+        let value = match self.pending_scores.get(&page) {
+            Some(&score) => score,
+            None => self.estimates.score(page.0).unwrap_or_else(|| self.estimates.estimate(page.0)),
+        };
+        FLOOR + if value.is_finite() { value.max(0.0) } else { 0.0 }
+    }
+
+    /// A page known at `depth` links from the seeds (a resumed crawl's pages).
+    pub(crate) fn add_page(&mut self, page: PageId, depth: u32) {
+        self.estimates.add_page(page.0, depth);
+    }
+
+    /// A new page of `host` for the scheduler: it is held, then the host's best held pages go
+    /// to the scheduler while the host has room. Returns those (perhaps this page, perhaps a
+    /// better one held before, perhaps none).
+    pub(crate) fn offer(&mut self, page: PageId, host: HostId) -> Vec<PageId> {
+        self.hold(page, host);
+        self.top_up(host)
+    }
+
+    fn hold(&mut self, page: PageId, host: HostId) {
+        let index = page.0 as usize;
+        if self.held.len() <= index {
+            self.held.resize(index + 1, Held::default());
+        }
+        if self.held[index].generation == 0 {
+            self.live += 1;
+        } else {
+            self.stale += 1;
+        }
+        self.generation = self.generation.wrapping_add(1).max(1);
+        self.held[index] = Held { generation: self.generation, host: host.0 };
+        let estimate = self.estimates.estimate(page.0);
+        let candidate = Candidate { estimate, page: page.0, generation: self.generation };
+        self.hosts.entry(host).or_default().held.push(candidate);
+    }
+
+    fn is_live(&self, candidate: &Candidate) -> bool {
+        self.held.get(candidate.page as usize).is_some_and(|held| held.generation == candidate.generation)
+    }
+
+    /// `page` left the new pages the scheduler holds for its host (its first fetch is over, or
+    /// it was skipped), or it was held and is skipped: the host may take its next best page;
+    /// returns those pages, to add to the scheduler.
+    pub(crate) fn settled(&mut self, page: PageId, host: HostId) -> Vec<PageId> {
+        if let Some(slot) = self.held.get_mut(page.0 as usize).filter(|held| held.generation != 0) {
+            slot.generation = 0;
+            self.live -= 1;
+            self.stale += 1;
+        }
+        if self.released.remove(&page).is_some()
+            && let Some(queue) = self.hosts.get_mut(&host)
+        {
+            queue.released = queue.released.saturating_sub(1);
+        }
+        self.top_up(host)
+    }
+
+    /// Hands `host`'s best held pages to the scheduler while it has room.
+    fn top_up(&mut self, host: HostId) -> Vec<PageId> {
+        let mut out = Vec::new();
+        let per_host = self.per_host;
+        while let Some(queue) = self.hosts.get_mut(&host).filter(|queue| queue.released < per_host) {
+            let Some(candidate) = queue.held.pop() else { break };
+            let live = self
+                .held
+                .get(candidate.page as usize)
+                .is_some_and(|held| held.generation == candidate.generation);
+            if !live {
+                self.stale = self.stale.saturating_sub(1);
+                continue;
+            }
+            queue.released += 1;
+            self.held[candidate.page as usize].generation = 0;
+            self.live -= 1;
+            self.released.insert(PageId(candidate.page), host);
+            out.push(PageId(candidate.page));
+        }
+        out
+    }
+
+    /// A fetched page's score, kept until its links have page ids ([`learn`](Self::learn)).
+    pub(crate) fn scored(&mut self, page: PageId, score: f64) {
+        self.pending_scores.insert(page, score);
+    }
+
+    /// `page` redirected: its links (the target) are learned as a redirect.
+    pub(crate) fn redirect_from(&mut self, page: PageId) {
+        self.pending_redirects.insert(page);
+    }
+
+    /// Whether `page` redirected since the last commit (and is forgotten as such).
+    pub(crate) fn is_redirect(&mut self, page: PageId) -> bool {
+        self.pending_redirects.remove(&page)
+    }
+
+    /// The host of a page the gate holds or has released unfetched.
+    pub(crate) fn host_of(&self, page: PageId) -> Option<HostId> {
+        if let Some(&host) = self.released.get(&page) {
+            return Some(host);
+        }
+        self.held.get(page.0 as usize).filter(|held| held.generation != 0).map(|held| HostId(held.host))
+    }
+
+    /// `page` was fetched and links to `links` (page id, anchor score): the estimates learn it.
+    /// Returns the pages whose weight moved and that the scheduler has (to update there); the
+    /// held ones are queued again by their new estimate here.
+    pub(crate) fn learn(&mut self, page: PageId, links: &[(u32, f64)]) -> Vec<PageId> {
+        let score = self.pending_scores.remove(&page).unwrap_or(0.0);
+        let refitted = match self.estimates.fetched(page.0, score, links) {
+            Ok(learned) => learned.refitted,
+            // Scores are counts, never negative or NaN; were one refused, nothing is learned.
+            Err(_) => false,
+        };
+        if refitted {
+            return self.reweigh_all();
+        }
+        let touched = self.estimates.touched().to_vec();
+        self.reweigh(&touched)
+    }
+
+    /// `from` redirected to `to` (see `OnlineFocus::redirected`).
+    pub(crate) fn redirected(&mut self, from: PageId, to: PageId) -> Vec<PageId> {
+        self.pending_scores.remove(&from);
+        self.estimates.redirected(from.0, to.0);
+        let touched = self.estimates.touched().to_vec();
+        self.reweigh(&touched)
+    }
+
+    fn reweigh(&mut self, touched: &[u32]) -> Vec<PageId> {
+        let mut in_scheduler = Vec::new();
+        for &page in touched {
+            let page = PageId(page);
+            if self.released.contains_key(&page) {
+                in_scheduler.push(page);
+            } else if let Some(held) =
+                self.held.get(page.0 as usize).copied().filter(|held| held.generation != 0)
+            {
+                self.hold(page, HostId(held.host));
+            }
+        }
+        self.compact_if_stale();
+        in_scheduler
+    }
+
+    /// After a refit every estimate moved: every host's queue is rebuilt, and every released
+    /// page re-weighed.
+    fn reweigh_all(&mut self) -> Vec<PageId> {
+        let hosts: Vec<HostId> = self.hosts.keys().copied().collect();
+        for host in hosts {
+            let Some(queue) = self.hosts.get_mut(&host) else { continue };
+            let entries = std::mem::take(&mut queue.held).into_vec();
+            let mut rebuilt = Vec::with_capacity(entries.len());
+            for candidate in entries {
+                if self.is_live(&candidate) {
+                    rebuilt
+                        .push(Candidate { estimate: self.estimates.estimate(candidate.page), ..candidate });
+                }
+            }
+            if let Some(queue) = self.hosts.get_mut(&host) {
+                queue.held = BinaryHeap::from(rebuilt);
+            }
+        }
+        self.stale = 0;
+        self.released.keys().copied().collect()
+    }
+
+    /// Drops the entries no longer live once they outnumber the live ones (and 1,024).
+    fn compact_if_stale(&mut self) {
+        if self.stale <= self.live.max(1_024) {
+            return;
+        }
+        let held = &self.held;
+        for queue in self.hosts.values_mut() {
+            queue.held.retain(|candidate| {
+                held.get(candidate.page as usize).is_some_and(|held| held.generation == candidate.generation)
+            });
+        }
+        self.stale = 0;
+    }
+
+    /// Nothing is in the scheduler or in flight: no released page is out, whatever the counts
+    /// say. Resets them and hands out every host's best held pages (see
+    /// `Crawler::release_stranded`).
+    pub(crate) fn release_stranded(&mut self) -> Vec<(HostId, Vec<PageId>)> {
+        self.released.clear();
+        let hosts: Vec<HostId> = self.hosts.keys().copied().collect();
+        let mut out = Vec::new();
+        for host in hosts {
+            if let Some(queue) = self.hosts.get_mut(&host) {
+                queue.released = 0;
+            }
+            let pages = self.top_up(host);
+            if !pages.is_empty() {
+                out.push((host, pages));
+            }
+        }
+        out
+    }
+
+    /// Pages held back, for the status.
+    pub(crate) fn held_pages(&self) -> usize {
+        self.live
+    }
+
+    /// `page`'s score if fetched.
+    #[cfg(test)]
+    pub(crate) fn score(&self, page: PageId) -> Option<f64> {
+        self.estimates.score(page.0)
+    }
+
+    /// Whether `page` is held back (not in the scheduler).
+    #[cfg(test)]
+    pub(crate) fn is_held(&self, page: PageId) -> bool {
+        self.held.get(page.0 as usize).is_some_and(|held| held.generation != 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn gate(per_host_in_flight: u32) -> FocusGate {
+        let focus = Focus::new(&["Bhutan".to_owned()], Estimator::FirstEdges).unwrap();
+        FocusGate::new(&focus, per_host_in_flight).unwrap()
+    }
+
+    #[test]
+    fn words_are_normalised_and_checked() {
+        let focus =
+            Focus::new(&["Bhutan".into(), "THIMPHU".into(), "bhutan".into()], Estimator::RegressionFirst)
+                .unwrap();
+        assert_eq!(focus.words(), &["bhutan", "thimphu"]);
+        assert!(Focus::new(&[], Estimator::FirstEdges).is_err());
+        assert!(Focus::new(&["two words".into()], Estimator::FirstEdges).is_err());
+        assert!(Focus::new(&["...".into()], Estimator::FirstEdges).is_err());
+        assert!(Focus::new(&["x".into()], Estimator::SecondNodes).is_err());
+        let words = TopicWords::new(&focus);
+        assert_eq!(words.count_in_text("Bhutan, bhutan! Thimphu is in BHUTAN."), 4.0);
+        assert_eq!(words.count_in_text("Bhutanese"), 0.0);
+    }
+
+    #[test]
+    fn a_host_gets_its_best_held_page_next() {
+        let mut gate = gate(1);
+        let host = HostId(0);
+        // Two go to the scheduler (in flight 1, and one more); the rest are held.
+        assert_eq!(gate.offer(PageId(1), host), vec![PageId(1)]);
+        assert_eq!(gate.offer(PageId(2), host), vec![PageId(2)]);
+        for page in 3..=5 {
+            assert!(gate.offer(PageId(page), host).is_empty());
+        }
+        assert_eq!(gate.held_pages(), 3);
+        // Page 0 is fetched and its anchors praise page 5, then page 4.
+        gate.scored(PageId(0), 1.0);
+        let updated = gate.learn(PageId(0), &[(5, 2.0), (4, 1.0), (2, 1.0)]);
+        assert_eq!(updated, vec![PageId(2)], "only a released page needs the scheduler's update");
+        assert!(gate.weight(PageId(5)) > gate.weight(PageId(4)));
+        assert!(gate.weight(PageId(4)) > gate.weight(PageId(3)));
+        assert_eq!(gate.weight(PageId(3)), FLOOR);
+        // Page 1's first fetch is over: the host's best held page goes next.
+        assert_eq!(gate.settled(PageId(1), host), vec![PageId(5)]);
+        assert_eq!(gate.settled(PageId(2), host), vec![PageId(4)]);
+        assert_eq!(gate.settled(PageId(5), host), vec![PageId(3)]);
+        assert_eq!(gate.held_pages(), 0);
+        assert!(gate.settled(PageId(4), host).is_empty());
+        // A new page of a host with room goes straight to the scheduler.
+        assert_eq!(gate.offer(PageId(6), host), vec![PageId(6)]);
+    }
+
+    #[test]
+    fn a_held_page_that_is_skipped_is_never_handed_out() {
+        let mut gate = gate(0);
+        let host = HostId(3);
+        assert_eq!(gate.offer(PageId(1), host), vec![PageId(1)]);
+        assert!(gate.offer(PageId(2), host).is_empty());
+        assert!(gate.offer(PageId(3), host).is_empty());
+        // Page 2 is skipped (robots.txt) while held.
+        assert!(gate.settled(PageId(2), host).is_empty(), "the host is full");
+        assert!(!gate.is_held(PageId(2)));
+        assert_eq!(gate.settled(PageId(1), host), vec![PageId(3)]);
+    }
+
+    #[test]
+    fn stale_entries_are_dropped_and_fetched_pages_weigh_their_score() {
+        let mut gate = gate(0);
+        let host = HostId(1);
+        assert_eq!(gate.offer(PageId(0), host), vec![PageId(0)]);
+        for page in 1..=2_000 {
+            assert!(gate.offer(PageId(page), host).is_empty());
+        }
+        // Many re-estimates of the same pages: the queue must not grow without bound.
+        for parent in 3_000..3_400 {
+            gate.scored(PageId(parent), 0.0);
+            let links: Vec<(u32, f64)> = (1..=10).map(|page| (page, 1.0)).collect();
+            gate.learn(PageId(parent), &links);
+        }
+        let queued = gate.hosts[&host].held.len();
+        // Compacted once the stale entries outnumber the 2,000 live ones: 6,000 without.
+        assert!(queued <= 2 * 2_000 + 10, "{queued}");
+        gate.scored(PageId(0), 3.0);
+        gate.learn(PageId(0), &[]);
+        assert_eq!(gate.weight(PageId(0)), FLOOR + 3.0);
+        assert_eq!(gate.score(PageId(0)), Some(3.0));
+        // The best of the held pages (1..=10, estimate 400) come out first, by id.
+        let next = gate.settled(PageId(0), host);
+        assert_eq!(next, vec![PageId(1)]);
+    }
+}
