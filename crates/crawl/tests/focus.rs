@@ -4,8 +4,9 @@
 //! * each fetched page's `topic_score` in the crawl log is its true count of the topic word;
 //! * under a page budget, a focused crawl fetches clearly more on-topic pages than the same
 //!   crawl without a topic (the harvest rate of the focused-crawling literature);
-//! * a focused crawl without a budget still fetches every allowed page exactly once: holding
-//!   pages back loses none (and its WARC files pass `warcio check`).
+//! * a focused crawl stopped after 300 pages and resumed to its end fetches every allowed page
+//!   exactly once: holding pages back loses none, across a resume too (and its WARC files pass
+//!   `warcio check`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -145,10 +146,15 @@ async fn a_focused_crawl_harvests_more_of_its_topic_under_a_budget() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_focused_crawl_without_a_budget_fetches_every_page_once() {
+async fn a_focused_crawl_without_a_budget_fetches_every_page_once_across_a_resume() {
     let web = topic_web().await;
     let dir = tempfile::tempdir().unwrap();
-    let lines = run(config(&web, dir.path(), Some(Estimator::RegressionFirst), None)).await;
+    // 300 pages, then a resume to the end: the pages held back when the first run stopped are
+    // in the store and held again by the second.
+    run(config(&web, dir.path(), Some(Estimator::RegressionFirst), Some(300))).await;
+    let mut resumed = config(&web, dir.path(), Some(Estimator::RegressionFirst), None);
+    resumed.resume = true;
+    let lines = run(resumed).await;
     let pages = fetched(&lines);
     let distinct: HashSet<(String, String)> = pages.iter().map(|line| key(&line.url)).collect();
     assert_eq!(distinct.len(), pages.len(), "a page fetched twice");

@@ -21,8 +21,8 @@
 //!
 //! `docs/focus/README.md` compares them on the `cnr-2000` web graph with planted topics
 //! (`crates/focus/examples/focus.rs`); `freshet focus` runs a crawl on any graph and scores
-//! given as files. The crawler does not use this crate yet: its pages have no relevance score
-//! to be after.
+//! given as files. The crawler runs a focused crawl through [`OnlineFocus`]
+//! (`freshet crawl --focus WORD…`: `freshet_crawl::focus`, measured in `docs/focus/crawl.md`).
 //!
 //! Pure: no I/O, no clock; the random draws (altered greedy, bandits) come from a seeded
 //! generator, so a crawl is the same for the same seed on any machine. Written by hand: the

@@ -285,6 +285,11 @@ mod tests {
     use freshet_rank::CsrGraph;
 
     #[test]
+    fn a_page_costs_48_bytes() {
+        assert_eq!(std::mem::size_of::<PageKnowledge>(), 48);
+    }
+
+    #[test]
     fn sums_follow_the_fetched_parents() {
         let mut focus = OnlineFocus::new(Estimator::FirstEdges, 100).unwrap();
         focus.add_seed(0);
