@@ -71,6 +71,8 @@ async fn explain(State(endpoint): State<Endpoint>, Query(query): Query<ExplainQu
         Err(error) => {
             let code = match error {
                 ExplainError::BadUrl(_) => StatusCode::BAD_REQUEST,
+                // Known and due, only not yet handed to the scheduler: not an error of the asker.
+                ExplainError::HeldByFocus { .. } => StatusCode::CONFLICT,
                 ExplainError::Unknown(_) | ExplainError::NotScheduled(_) => StatusCode::NOT_FOUND,
                 ExplainError::Stopped => StatusCode::SERVICE_UNAVAILABLE,
                 ExplainError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -91,6 +93,7 @@ async fn metrics(State(endpoint): State<Endpoint>) -> Response {
         ("freshet_pages_fetched", status.fetched_pages as f64),
         ("freshet_pages_due", status.due as f64),
         ("freshet_in_flight", status.in_flight as f64),
+        ("freshet_focus_held_pages", status.held_by_focus as f64),
     ];
     for (name, value) in gauges {
         metrics::gauge!(name).set(value);
@@ -339,6 +342,12 @@ pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         status.discovered,
         status.host_count
     );
+    if status.held_by_focus > 0 {
+        println!(
+            "focused crawl       {} new pages held back in their hosts' queues by estimate",
+            status.held_by_focus
+        );
+    }
     println!(
         "robots.txt          {} URLs not requested (disallowed, too costly to check, host given up); \
          {} fetches waited for their host's check allowance",

@@ -20,7 +20,7 @@ pub struct Admin {
 }
 
 /// Why a page cannot be explained.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
 pub enum ExplainError {
     /// The URL does not parse.
     #[error("not a URL freshet can crawl: {0}")]
@@ -32,6 +32,19 @@ pub enum ExplainError {
     /// a one-pass crawl that fetched it).
     #[error("{0} is known but not scheduled: it will not be fetched again")]
     NotScheduled(String),
+    /// A focused crawl holds the page back, in its host's queue by estimate, until the host's
+    /// pages estimated higher have been fetched (see [`crate::focus`]).
+    #[error(
+        "{url} is not fetched yet: the focused crawl holds it back behind {ahead} pages of its host estimated higher (its estimate: {estimate:.3})"
+    )]
+    HeldByFocus {
+        /// The URL.
+        url: String,
+        /// Its estimate (the focus estimator's `β̃`).
+        estimate: f64,
+        /// Pages of its host held back and estimated higher.
+        ahead: usize,
+    },
     /// The crawl has stopped.
     #[error("the crawl is not running")]
     Stopped,
@@ -84,6 +97,9 @@ pub struct CrawlStatus {
     pub due: usize,
     /// Fetches in flight.
     pub in_flight: usize,
+    /// In a focused crawl, pages not fetched yet that wait in their host's queue by estimate,
+    /// not yet handed to the scheduler (not counted in `pages`; see [`crate::focus`]).
+    pub held_by_focus: usize,
     /// Page requests in this run.
     pub page_requests: u64,
     /// Page requests per second over the last ten seconds.

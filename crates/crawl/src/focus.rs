@@ -425,6 +425,17 @@ impl FocusGate {
         out
     }
 
+    /// If `page` is held back: its estimate, and how many held pages of its host come before it.
+    /// `O(the host's queue)`, for `explain`.
+    pub(crate) fn held_position(&self, page: PageId) -> Option<(f64, usize)> {
+        let held = self.held.get(page.0 as usize).filter(|held| held.generation != 0)?;
+        let estimate = self.estimates.estimate(page.0);
+        let me = Candidate { estimate, page: page.0, generation: held.generation };
+        let queue = self.hosts.get(&HostId(held.host))?;
+        let ahead = queue.held.iter().filter(|candidate| self.is_live(candidate) && **candidate > me).count();
+        Some((estimate, ahead))
+    }
+
     /// Pages held back, for the status.
     pub(crate) fn held_pages(&self) -> usize {
         self.live
@@ -493,6 +504,10 @@ mod tests {
         assert!(gate.weight(PageId(5)) > gate.weight(PageId(4)));
         assert!(gate.weight(PageId(4)) > gate.weight(PageId(3)));
         assert_eq!(gate.weight(PageId(3)), FLOOR);
+        // Page 3 (estimate 0) waits behind pages 5 and 4; page 1 is in the scheduler.
+        assert_eq!(gate.held_position(PageId(3)), Some((0.0, 2)));
+        assert_eq!(gate.held_position(PageId(5)), Some((2.0, 0)));
+        assert_eq!(gate.held_position(PageId(1)), None);
         // Page 1's first fetch is over: the host's best held page goes next.
         assert_eq!(gate.settled(PageId(1), host), vec![PageId(5)]);
         assert_eq!(gate.settled(PageId(2), host), vec![PageId(4)]);

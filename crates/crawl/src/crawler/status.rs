@@ -10,6 +10,7 @@ use tokio::time::Instant;
 use super::{Crawler, unix_now};
 use crate::admin::{CrawlStatus, ExplainError, HostStatus, PageReport, Request};
 use crate::dedup::PayloadRecord;
+use crate::focus::FocusGate;
 use crate::revisit::{self, PageMemory, Revisit};
 
 /// Hosts listed in a status, by `λ_i`.
@@ -73,6 +74,7 @@ impl Crawler {
             fetched_pages: census.fetched,
             due: census.due,
             in_flight: self.jobs.len(),
+            held_by_focus: self.focus.as_ref().map_or(0, FocusGate::held_pages),
             page_requests: self.page_requests,
             fetches_per_second: if window > 0.0 { self.recent_starts.len() as f64 / window } else { 0.0 },
             not_ok: self.summary.not_ok,
@@ -117,6 +119,9 @@ impl Crawler {
         let page = page.ok_or_else(|| ExplainError::Unknown(url.to_string()))?;
         let stored = self.store.page(page).map_err(store_error)?;
         let stored = stored.ok_or_else(|| ExplainError::Unknown(url.to_string()))?;
+        if let Some((estimate, ahead)) = self.focus.as_ref().and_then(|gate| gate.held_position(page)) {
+            return Err(ExplainError::HeldByFocus { url: url.to_string(), estimate, ahead });
+        }
         let why = match self.scheduler.explain(page, unix_now()) {
             Ok(why) => why,
             Err(OnlineError::UnknownPage(_)) => return Err(ExplainError::NotScheduled(url.to_string())),
