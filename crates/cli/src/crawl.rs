@@ -102,9 +102,18 @@ pub(crate) struct CrawlArgs {
     focus: Vec<String>,
     /// How a focused crawl estimates the pages it has not fetched: bfs, fl_deg, fl_n (parents'
     /// scores), fl_e (anchors' scores), fl_ne, or lr_fl (a regression on those, refitted as
-    /// pages are fetched) [default: fl_e].
-    #[arg(long, value_name = "NAME")]
+    /// pages are fetched) [default: fl_e]; with --focus-bandit, the bandit's arms,
+    /// comma-separated.
+    #[arg(long, value_name = "NAME[,NAME…]")]
     focus_estimator: Option<String>,
+    /// A bandit over the --focus-estimator arms chooses which estimator picks each host's next
+    /// new page, rewarded by the page's score: epsilon-greedy, epsilon-first (explores the first
+    /// share of --max-pages, or of 10,000 pages) or var (epsilon-first again every 100 pages).
+    #[arg(long, value_name = "POLICY")]
+    focus_bandit: Option<String>,
+    /// The bandit's exploration rate [default: 0.1].
+    #[arg(long, value_name = "EPSILON")]
+    focus_epsilon: Option<f64>,
     /// The mean time between changes a page is assumed to have before anything is learned
     /// about it (the prior) [default: 86400].
     #[arg(long, value_name = "SECONDS")]
@@ -217,6 +226,8 @@ impl CrawlArgs {
             weights: self.weights.as_ref().map(absolute),
             focus: listed(&self.focus),
             focus_estimator: self.focus_estimator.clone(),
+            focus_bandit: self.focus_bandit.clone(),
+            focus_epsilon: self.focus_epsilon,
             change_interval: self.change_interval,
             delay: self.delay,
             max_in_flight: self.max_in_flight,
@@ -315,6 +326,11 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
              (the crawl log's detail names it)",
             summary.near_duplicates
         );
+    }
+    if !summary.focus_arm_pulls.is_empty() {
+        let pulls: Vec<String> =
+            summary.focus_arm_pulls.iter().map(|(arm, pulls)| format!("{arm} {pulls}")).collect();
+        println!("focused crawl's bandit: pages fetched by each estimator's choice: {}", pulls.join(", "));
     }
     if summary.sitemap_changes > 0 {
         println!(

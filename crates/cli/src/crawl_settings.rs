@@ -80,6 +80,8 @@ pub(crate) struct CrawlSettings {
     pub(crate) weights: Option<PathBuf>,
     pub(crate) focus: Option<Vec<String>>,
     pub(crate) focus_estimator: Option<String>,
+    pub(crate) focus_bandit: Option<String>,
+    pub(crate) focus_epsilon: Option<f64>,
     pub(crate) change_interval: Option<f64>,
     pub(crate) prior_fetches: Option<f64>,
     pub(crate) max_failures: Option<u32>,
@@ -174,7 +176,7 @@ impl CrawlSettings {
         let merged = overlay!(self, over;
             seeds, seeds_file, scope, max_depth, include, exclude, host_quota, max_hosts_per_domain, content_types,
             sitemaps, max_sitemap_files, max_sitemap_urls, max_pages, duration, revisit, rate,
-            importance, weights, focus, focus_estimator, change_interval, prior_fetches, max_failures, nutch_min_interval,
+            importance, weights, focus, focus_estimator, focus_bandit, focus_epsilon, change_interval, prior_fetches, max_failures, nutch_min_interval,
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
             back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
             first_byte_timeout, keep_alive, timeout, max_body_bytes, max_redirects, allow_private, resolve,
@@ -377,20 +379,17 @@ impl CrawlSettings {
             (None, ImportanceArg::Opic) => Importance::Opic,
             (None, ImportanceArg::InDegree) => Importance::InDegree,
         };
-        config.focus = match (&self.focus, &self.focus_estimator) {
-            (Some(words), estimator) => {
-                let name = estimator.as_deref().unwrap_or("fl_e");
-                let estimator = freshet_focus::Estimator::from_name(name).ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "focus-estimator {name:?}: expected one of bfs, fl_deg, fl_n, fl_e, fl_ne, lr_fl"
-                    )
-                })?;
-                Some(Focus::new(words, estimator)?)
+        config.focus = match &self.focus {
+            Some(words) => Some(self.focus_config(words)?),
+            None if self.focus_estimator.is_some()
+                || self.focus_bandit.is_some()
+                || self.focus_epsilon.is_some() =>
+            {
+                bail!(
+                    "focus-estimator, focus-bandit or focus-epsilon is set but focus is not: name the topic's words with focus"
+                )
             }
-            (None, Some(_)) => {
-                bail!("focus-estimator is set but focus is not: name the topic's words with focus")
-            }
-            (None, None) => None,
+            None => None,
         };
         if let Some(interval) = self.change_interval {
             config.change_rate_prior = 1.0 / interval;
@@ -473,6 +472,40 @@ fn read_seeds(file: &Path) -> anyhow::Result<Vec<freshet_url::Url>> {
 }
 
 /// One row of the weights file.
+impl CrawlSettings {
+    /// A focused crawl's settings from `focus` and the `focus-*` keys.
+    fn focus_config(&self, words: &[String]) -> anyhow::Result<Focus> {
+        use freshet_focus::{Bandit, Estimator};
+        let names = self.focus_estimator.as_deref().unwrap_or("fl_e");
+        let arms = names
+            .split(',')
+            .map(|name| {
+                let name = name.trim();
+                Estimator::from_name(name).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "focus-estimator {name:?}: expected one of bfs, fl_deg, fl_n, fl_e, fl_ne, lr_fl"
+                    )
+                })
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let epsilon = self.focus_epsilon.unwrap_or(0.1);
+        let policy = match self.focus_bandit.as_deref() {
+            None if arms.len() > 1 => {
+                bail!(
+                    "focus-estimator {names:?} names several estimators: choose among them with focus-bandit"
+                )
+            }
+            None => return Ok(Focus::new(words, arms[0])?),
+            Some("epsilon-greedy") => Bandit::EpsilonGreedy { epsilon },
+            Some("epsilon-first") => Bandit::EpsilonFirst { epsilon },
+            Some("var") => Bandit::VariableReset { epsilon, reset: 100 },
+            Some(other) => bail!("focus-bandit {other:?}: expected epsilon-greedy, epsilon-first or var"),
+        };
+        let horizon = self.max_pages.map_or(10_000, |pages| usize::try_from(pages).unwrap_or(usize::MAX));
+        Ok(Focus::with_bandit(words, arms, policy, horizon)?)
+    }
+}
+
 #[derive(Debug, serde::Deserialize)]
 struct WeightRow {
     url: String,
@@ -529,7 +562,9 @@ mod tests {
             importance: Some(ImportanceArg::Opic),
             weights: Some("weights.csv".into()),
             focus: Some(vec!["bhutan".into(), "thimphu".into()]),
-            focus_estimator: Some("lr_fl".into()),
+            focus_estimator: Some("fl_n,fl_e,lr_fl".into()),
+            focus_bandit: Some("epsilon-greedy".into()),
+            focus_epsilon: Some(0.1),
             change_interval: Some(86_400.0),
             prior_fetches: Some(20.0),
             max_failures: Some(3),
@@ -576,7 +611,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 53);
+        assert_eq!(all.len(), 55);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

@@ -10,7 +10,9 @@
 //! `β̃(v)` of every page not fetched yet: `fl_e` (the anchors; the CLI's default, the seed's
 //! best in a crawl's first thousand pages), `fl_n` (the parents' scores), `lr_fl` (a regression
 //! on those, refitted as pages are fetched, which the seed finds best later) and the others it
-//! keeps.
+//! keeps. With a bandit ([`FocusBandit`], seed 002's estimators 6 to 8) over several of them,
+//! each new page a host is handed is the best by the arm the bandit pulls, and the page's score,
+//! once fetched, is that arm's reward.
 //!
 //! # The order of fetches
 //! A page's weight `w` is its estimate before its first fetch and its score after, plus
@@ -30,7 +32,8 @@
 //! # Memory
 //! About 72 bytes per page known, on top of an unfocused crawl's: 48 for the estimator's sums
 //! (`OnlineFocus`), 8 for the page's place among the held pages, 16 for its live entry in its
-//! host's heap (stale entries are dropped once they outnumber the live ones).
+//! host's heap (stale entries are dropped once they outnumber the live ones); a bandit keeps
+//! one heap per arm, 16 bytes a page each.
 //!
 //! # What a restart keeps
 //! The held pages are in the frontier store like any other page not fetched yet (nothing is
@@ -41,7 +44,7 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
-use freshet_focus::{Estimator, OnlineFocus};
+use freshet_focus::{Bandit, Estimator, OnlineBandit, OnlineFocus};
 use freshet_schedule::online::{HostId, PageId};
 
 use crate::error::{CrawlError, Result};
@@ -60,8 +63,23 @@ pub const REFIT_EVERY: usize = 256;
 pub struct Focus {
     /// The topic's words, normalised as page text is (lower case); distinct.
     words: Vec<String>,
-    /// The estimator of the pages not fetched yet.
+    /// The estimator of the pages not fetched yet (with a bandit, the first arm: it sets the
+    /// scheduler weights of the pages handed out).
     pub estimator: Estimator,
+    /// A bandit over several estimators (seed 002's estimators 6 to 8), if any.
+    pub bandit: Option<FocusBandit>,
+}
+
+/// A bandit over estimators in a focused crawl: each new page a host is handed is the best
+/// by the arm the bandit pulls, and the page's score, once fetched, is that arm's reward.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FocusBandit {
+    /// The estimators to choose from (distinct, at least one; each kept online).
+    pub arms: Vec<Estimator>,
+    /// How the bandit chooses.
+    pub policy: Bandit,
+    /// The pulls `mab_ε-first` explores a share of (the crawl's page budget).
+    pub horizon: usize,
 }
 
 impl Focus {
@@ -94,7 +112,45 @@ impl Focus {
                 expected: "one of bfs, fl_deg, fl_n, fl_e, fl_ne, lr_fl",
             });
         }
-        Ok(Self { words: normalised, estimator })
+        Ok(Self { words: normalised, estimator, bandit: None })
+    }
+
+    /// A topic of `words` with a bandit over `arms` (see [`FocusBandit`]).
+    ///
+    /// # Errors
+    /// As [`Focus::new`] for the words and each arm; [`CrawlError::InvalidConfig`] for no arm, an
+    /// arm twice or a bad policy (`ε` outside `[0, 1]`, a reset of 0).
+    pub fn with_bandit(
+        words: &[String],
+        arms: Vec<Estimator>,
+        policy: Bandit,
+        horizon: usize,
+    ) -> Result<Self> {
+        let Some(&first) = arms.first() else {
+            return Err(CrawlError::InvalidConfig {
+                field: "focus-estimator",
+                value: String::new(),
+                expected: "at least one estimator for the bandit's arms",
+            });
+        };
+        let mut focus = Self::new(words, first)?;
+        for (index, &arm) in arms.iter().enumerate() {
+            Self::new(words, arm)?;
+            if arms[..index].contains(&arm) {
+                return Err(CrawlError::InvalidConfig {
+                    field: "focus-estimator",
+                    value: arm.name().to_owned(),
+                    expected: "each of the bandit's arms once",
+                });
+            }
+        }
+        OnlineBandit::new(policy, arms.len(), 0, horizon).map_err(|error| CrawlError::InvalidConfig {
+            field: "focus-bandit",
+            value: format!("{} ({error})", policy.name()),
+            expected: "epsilon in [0, 1] and a reset of at least 1",
+        })?;
+        focus.bandit = Some(FocusBandit { arms, policy, horizon });
+        Ok(focus)
     }
 
     /// The topic's words, normalised.
@@ -164,7 +220,8 @@ impl Ord for Candidate {
 
 #[derive(Debug, Default)]
 struct HostQueue {
-    held: BinaryHeap<Candidate>,
+    /// The held pages by each arm's estimate (one heap without a bandit).
+    held: Vec<BinaryHeap<Candidate>>,
     /// New pages of the host handed to the scheduler and not fetched yet.
     released: u32,
 }
@@ -190,6 +247,11 @@ pub(crate) struct FocusGate {
     pending_scores: HashMap<PageId, f64>,
     /// Pages that redirected since the last commit (their target learns their links).
     pending_redirects: HashSet<PageId>,
+    /// The estimators the hosts' queues are ordered by: the estimator, or the bandit's arms.
+    arms: Vec<Estimator>,
+    /// The bandit, and the arm that handed out each page not yet rewarded.
+    bandit: Option<OnlineBandit>,
+    chosen: HashMap<PageId, usize>,
 }
 
 /// A page's place among the held pages.
@@ -201,6 +263,19 @@ struct Held {
 
 impl FocusGate {
     pub(crate) fn new(focus: &Focus, max_in_flight_per_host: u32) -> Result<Self> {
+        let (arms, bandit) = match &focus.bandit {
+            Some(bandit) => {
+                let online = OnlineBandit::new(bandit.policy, bandit.arms.len(), 0, bandit.horizon).map_err(
+                    |error| CrawlError::InvalidConfig {
+                        field: "focus-bandit",
+                        value: format!("{} ({error})", bandit.policy.name()),
+                        expected: "epsilon in [0, 1] and a reset of at least 1",
+                    },
+                )?;
+                (bandit.arms.clone(), Some(online))
+            }
+            None => (vec![focus.estimator], None),
+        };
         let estimates =
             OnlineFocus::new(focus.estimator, REFIT_EVERY).map_err(|error| CrawlError::InvalidConfig {
                 field: "focus-estimator",
@@ -219,6 +294,9 @@ impl FocusGate {
             per_host: max_in_flight_per_host.saturating_add(1),
             pending_scores: HashMap::new(),
             pending_redirects: HashSet::new(),
+            arms,
+            bandit,
+            chosen: HashMap::new(),
         })
     }
 
@@ -253,13 +331,16 @@ impl FocusGate {
         if self.held[index].generation == 0 {
             self.live += 1;
         } else {
-            self.stale += 1;
+            self.stale += self.arms.len();
         }
         self.generation = self.generation.wrapping_add(1).max(1);
         self.held[index] = Held { generation: self.generation, host: host.0 };
-        let estimate = self.estimates.estimate(page.0);
-        let candidate = Candidate { estimate, page: page.0, generation: self.generation };
-        self.hosts.entry(host).or_default().held.push(candidate);
+        let queue = self.hosts.entry(host).or_default();
+        queue.held.resize_with(self.arms.len(), BinaryHeap::new);
+        for (heap, &arm) in queue.held.iter_mut().zip(&self.arms) {
+            let estimate = self.estimates.estimate_with(arm, page.0);
+            heap.push(Candidate { estimate, page: page.0, generation: self.generation });
+        }
     }
 
     fn is_live(&self, candidate: &Candidate) -> bool {
@@ -273,7 +354,7 @@ impl FocusGate {
         if let Some(slot) = self.held.get_mut(page.0 as usize).filter(|held| held.generation != 0) {
             slot.generation = 0;
             self.live -= 1;
-            self.stale += 1;
+            self.stale += self.arms.len();
         }
         if self.released.remove(&page).is_some()
             && let Some(queue) = self.hosts.get_mut(&host)
@@ -283,27 +364,45 @@ impl FocusGate {
         self.top_up(host)
     }
 
-    /// Hands `host`'s best held pages to the scheduler while it has room.
+    /// Hands `host`'s best held pages to the scheduler while it has room: each the best by the
+    /// arm the bandit pulls (or by the estimator).
     fn top_up(&mut self, host: HostId) -> Vec<PageId> {
         let mut out = Vec::new();
         let per_host = self.per_host;
-        while let Some(queue) = self.hosts.get_mut(&host).filter(|queue| queue.released < per_host) {
-            let Some(candidate) = queue.held.pop() else { break };
+        while self.hosts.get(&host).is_some_and(|queue| queue.released < per_host) {
+            let arm = self.bandit.as_mut().map_or(0, OnlineBandit::choose);
+            let Some(page) = self.pop_live(host, arm) else { break };
+            if let Some(queue) = self.hosts.get_mut(&host) {
+                queue.released += 1;
+            }
+            self.held[page as usize].generation = 0;
+            self.live -= 1;
+            // The page's entries in the other arms' heaps are stale now.
+            self.stale += self.arms.len() - 1;
+            self.released.insert(PageId(page), host);
+            if self.bandit.is_some() {
+                self.chosen.insert(PageId(page), arm);
+            }
+            out.push(PageId(page));
+        }
+        out
+    }
+
+    /// The best live held page of `host` by arm `arm`, taken out of that arm's heap.
+    fn pop_live(&mut self, host: HostId, arm: usize) -> Option<u32> {
+        let queue = self.hosts.get_mut(&host)?;
+        let heap = queue.held.get_mut(arm)?;
+        while let Some(candidate) = heap.pop() {
             let live = self
                 .held
                 .get(candidate.page as usize)
                 .is_some_and(|held| held.generation == candidate.generation);
-            if !live {
-                self.stale = self.stale.saturating_sub(1);
-                continue;
+            if live {
+                return Some(candidate.page);
             }
-            queue.released += 1;
-            self.held[candidate.page as usize].generation = 0;
-            self.live -= 1;
-            self.released.insert(PageId(candidate.page), host);
-            out.push(PageId(candidate.page));
+            self.stale = self.stale.saturating_sub(1);
         }
-        out
+        None
     }
 
     /// A fetched page's score, kept until its links have page ids ([`learn`](Self::learn)).
@@ -334,12 +433,15 @@ impl FocusGate {
     /// held ones are queued again by their new estimate here.
     pub(crate) fn learn(&mut self, page: PageId, links: &[(u32, f64)]) -> Vec<PageId> {
         let score = self.pending_scores.remove(&page).unwrap_or(0.0);
+        if let (Some(arm), Some(bandit)) = (self.chosen.remove(&page), self.bandit.as_mut()) {
+            bandit.reward(arm, score);
+        }
         let refitted = match self.estimates.fetched(page.0, score, links) {
             Ok(learned) => learned.refitted,
             // Scores are counts, never negative or NaN; were one refused, nothing is learned.
             Err(_) => false,
         };
-        if refitted {
+        if refitted && self.arms.contains(&Estimator::RegressionFirst) {
             return self.reweigh_all();
         }
         let touched = self.estimates.touched().to_vec();
@@ -373,35 +475,39 @@ impl FocusGate {
     /// After a refit every estimate moved: every host's queue is rebuilt, and every released
     /// page re-weighed.
     fn reweigh_all(&mut self) -> Vec<PageId> {
-        let hosts: Vec<HostId> = self.hosts.keys().copied().collect();
-        for host in hosts {
-            let Some(queue) = self.hosts.get_mut(&host) else { continue };
-            let entries = std::mem::take(&mut queue.held).into_vec();
-            let mut rebuilt = Vec::with_capacity(entries.len());
-            for candidate in entries {
-                if self.is_live(&candidate) {
-                    rebuilt
-                        .push(Candidate { estimate: self.estimates.estimate(candidate.page), ..candidate });
-                }
-            }
-            if let Some(queue) = self.hosts.get_mut(&host) {
-                queue.held = BinaryHeap::from(rebuilt);
+        let mut queues = std::mem::take(&mut self.hosts);
+        for queue in queues.values_mut() {
+            for (heap, &arm) in queue.held.iter_mut().zip(&self.arms) {
+                let entries = std::mem::take(heap).into_vec();
+                let rebuilt: Vec<Candidate> = entries
+                    .into_iter()
+                    .filter(|candidate| self.is_live(candidate))
+                    .map(|candidate| Candidate {
+                        estimate: self.estimates.estimate_with(arm, candidate.page),
+                        ..candidate
+                    })
+                    .collect();
+                *heap = BinaryHeap::from(rebuilt);
             }
         }
+        self.hosts = queues;
         self.stale = 0;
         self.released.keys().copied().collect()
     }
 
     /// Drops the entries no longer live once they outnumber the live ones (and 1,024).
     fn compact_if_stale(&mut self) {
-        if self.stale <= self.live.max(1_024) {
+        if self.stale <= (self.live * self.arms.len()).max(1_024) {
             return;
         }
         let held = &self.held;
         for queue in self.hosts.values_mut() {
-            queue.held.retain(|candidate| {
-                held.get(candidate.page as usize).is_some_and(|held| held.generation == candidate.generation)
-            });
+            for heap in &mut queue.held {
+                heap.retain(|candidate| {
+                    held.get(candidate.page as usize)
+                        .is_some_and(|held| held.generation == candidate.generation)
+                });
+            }
         }
         self.stale = 0;
     }
@@ -432,8 +538,17 @@ impl FocusGate {
         let estimate = self.estimates.estimate(page.0);
         let me = Candidate { estimate, page: page.0, generation: held.generation };
         let queue = self.hosts.get(&HostId(held.host))?;
-        let ahead = queue.held.iter().filter(|candidate| self.is_live(candidate) && **candidate > me).count();
+        let heap = queue.held.first()?;
+        let ahead = heap.iter().filter(|candidate| self.is_live(candidate) && **candidate > me).count();
         Some((estimate, ahead))
+    }
+
+    /// Pulls of each arm rewarded so far (empty without a bandit), for the crawl's summary.
+    pub(crate) fn arm_pulls(&self) -> Vec<(Estimator, u64)> {
+        match &self.bandit {
+            Some(bandit) => self.arms.iter().copied().zip(bandit.rewarded_pulls().iter().copied()).collect(),
+            None => Vec::new(),
+        }
     }
 
     /// Pages held back, for the status.
@@ -519,6 +634,49 @@ mod tests {
     }
 
     #[test]
+    fn a_bandit_hands_out_each_arm_s_best_and_learns_from_the_scores() {
+        let focus = Focus::with_bandit(
+            &["glacier".to_owned()],
+            vec![Estimator::FirstNodes, Estimator::FirstEdges],
+            Bandit::EpsilonGreedy { epsilon: 0.0 },
+            1_000,
+        )
+        .unwrap();
+        let mut gate = FocusGate::new(&focus, 0).unwrap();
+        let host = HostId(0);
+        assert_eq!(gate.offer(PageId(1), host), vec![PageId(1)]);
+        for page in 2..=4 {
+            assert!(gate.offer(PageId(page), host).is_empty());
+        }
+        // Page 10 (score 5) links to 2 with a plain anchor; pages 11 and 12 (score 0) link to 3
+        // and 4 with anchors that name the topic twice and once: fl_n ranks 2 first, fl_e 3 then
+        // 4. (Page 1 was arm 0's pull, fl_n's.)
+        gate.scored(PageId(10), 5.0);
+        gate.learn(PageId(10), &[(2, 0.0)]);
+        gate.scored(PageId(11), 0.0);
+        gate.learn(PageId(11), &[(3, 2.0)]);
+        gate.scored(PageId(12), 0.0);
+        gate.learn(PageId(12), &[(4, 1.0)]);
+        // The untried arm next: fl_e's best.
+        assert_eq!(gate.settled(PageId(1), host), vec![PageId(3)]);
+        // Page 1 (fl_n's) says nothing of the topic, page 3 (fl_e's) says it 6 times.
+        gate.scored(PageId(1), 0.0);
+        gate.learn(PageId(1), &[]);
+        gate.scored(PageId(3), 6.0);
+        gate.learn(PageId(3), &[]);
+        assert_eq!(gate.arm_pulls(), vec![(Estimator::FirstNodes, 1), (Estimator::FirstEdges, 1)]);
+        // No exploration: the better arm, fl_e, chooses: page 4, where fl_n would take page 2.
+        assert_eq!(gate.settled(PageId(3), host), vec![PageId(4)]);
+        assert!(
+            Focus::with_bandit(&["x".into()], vec![], Bandit::EpsilonGreedy { epsilon: 0.1 }, 1).is_err()
+        );
+        let twice = vec![Estimator::FirstEdges, Estimator::FirstEdges];
+        assert!(Focus::with_bandit(&["x".into()], twice, Bandit::EpsilonGreedy { epsilon: 0.1 }, 1).is_err());
+        let bad = Bandit::EpsilonGreedy { epsilon: 2.0 };
+        assert!(Focus::with_bandit(&["x".into()], vec![Estimator::FirstEdges], bad, 1).is_err());
+    }
+
+    #[test]
     fn a_held_page_that_is_skipped_is_never_handed_out() {
         let mut gate = gate(0);
         let host = HostId(3);
@@ -545,7 +703,7 @@ mod tests {
             let links: Vec<(u32, f64)> = (1..=10).map(|page| (page, 1.0)).collect();
             gate.learn(PageId(parent), &links);
         }
-        let queued = gate.hosts[&host].held.len();
+        let queued = gate.hosts[&host].held[0].len();
         // Compacted once the stale entries outnumber the 2,000 live ones: 6,000 without.
         assert!(queued <= 2 * 2_000 + 10, "{queued}");
         gate.scored(PageId(0), 3.0);

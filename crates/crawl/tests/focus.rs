@@ -2,8 +2,9 @@
 //! (`freshet_testweb::WebConfig::topic_fraction`): on-topic pages cluster along links and links
 //! to them often say the topic's word in their anchors. Shown here:
 //! * each fetched page's `topic_score` in the crawl log is its true count of the topic word;
-//! * under a page budget, a focused crawl fetches clearly more on-topic pages than the same
-//!   crawl without a topic (the harvest rate of the focused-crawling literature);
+//! * under a page budget, a focused crawl (by `fl_n`, by `fl_e`, or an ε-greedy bandit over the
+//!   two) fetches clearly more on-topic pages than the same crawl without a topic (the harvest
+//!   rate of the focused-crawling literature);
 //! * a focused crawl stopped after 300 pages and resumed to its end fetches every allowed page
 //!   exactly once: holding pages back loses none, across a resume too (and its WARC files pass
 //!   `warcio check`).
@@ -20,7 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use freshet_crawl::{CrawlConfig, Crawler, Focus, LogKind, LogLine, Revisit};
-use freshet_focus::Estimator;
+use freshet_focus::{Bandit, Estimator};
 use freshet_testweb::{ServerConfig, SystemClock, TOPIC_WORD, TestWeb, Web, WebConfig, render};
 use freshet_url::Scope;
 
@@ -34,6 +35,11 @@ async fn topic_web() -> TestWeb {
 }
 
 fn config(web: &TestWeb, data: &Path, focus: Option<Estimator>, max_pages: Option<u64>) -> CrawlConfig {
+    let focus = focus.map(|estimator| Focus::new(&[TOPIC_WORD.to_uppercase()], estimator).unwrap());
+    config_with(web, data, focus, max_pages)
+}
+
+fn config_with(web: &TestWeb, data: &Path, focus: Option<Focus>, max_pages: Option<u64>) -> CrawlConfig {
     let mut config = CrawlConfig::new(data);
     config.seeds = vec![freshet_url::canonicalize(&web.url("h0.web.test", "/")).unwrap()];
     config.scope = Scope::Domain;
@@ -44,7 +50,7 @@ fn config(web: &TestWeb, data: &Path, focus: Option<Estimator>, max_pages: Optio
     config.max_depth = None;
     // Pages are found by their links alone, so that the order of fetches is the estimators'.
     config.sitemaps = false;
-    config.focus = focus.map(|estimator| Focus::new(&[TOPIC_WORD.to_uppercase()], estimator).unwrap());
+    config.focus = focus;
     config.fetch.allow_private = true;
     config.fetch.user_agent = "freshet-test/0.1".into();
     config.fetch.resolve =
@@ -115,11 +121,23 @@ async fn a_focused_crawl_harvests_more_of_its_topic_under_a_budget() {
     let mut harvest = HashMap::new();
     // The parents' scores and the anchors' (seed 002's best estimators in a crawl's first
     // thousand pages; the regressions lead after that: docs/focus/crawl.md).
-    for (name, estimator) in
-        [("plain", None), ("fl_n", Some(Estimator::FirstNodes)), ("fl_e", Some(Estimator::FirstEdges))]
-    {
+    let word = [TOPIC_WORD.to_owned()];
+    let bandit = Focus::with_bandit(
+        &word,
+        vec![Estimator::FirstNodes, Estimator::FirstEdges],
+        Bandit::EpsilonGreedy { epsilon: 0.1 },
+        budget as usize,
+    )
+    .unwrap();
+    for (name, focus) in [
+        ("plain", None),
+        ("fl_n", Some(Focus::new(&word, Estimator::FirstNodes).unwrap())),
+        ("fl_e", Some(Focus::new(&word, Estimator::FirstEdges).unwrap())),
+        ("bandit", Some(bandit)),
+    ] {
         let dir = tempfile::tempdir().unwrap();
-        let lines = run(config(&web, dir.path(), estimator, Some(budget))).await;
+        let estimator = focus.as_ref().map(|focus| focus.estimator);
+        let lines = run(config_with(&web, dir.path(), focus, Some(budget))).await;
         let pages = fetched(&lines);
         assert!(pages.len() as u64 >= budget - 10, "{name}: {} pages", pages.len());
         if estimator.is_some() {
@@ -136,7 +154,7 @@ async fn a_focused_crawl_harvests_more_of_its_topic_under_a_budget() {
     }
     eprintln!("on-topic share of the web {share:.3}; harvest: {harvest:?}");
     let plain = harvest["plain"];
-    for name in ["fl_n", "fl_e"] {
+    for name in ["fl_n", "fl_e", "bandit"] {
         assert!(
             harvest[name] >= 1.5 * plain && harvest[name] >= 2.0 * share,
             "{name}: harvest {:.3} against {plain:.3} without a topic (the web's share {share:.3})",

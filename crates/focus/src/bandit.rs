@@ -3,6 +3,7 @@
 //! what it chose (the mean over a refresh's pages). Untried arms are tried first wherever the
 //! bandit exploits, in the order given, so that every mean it compares is of at least one pull.
 
+use crate::error::{FocusError, Result};
 use crate::rng::SplitMix;
 
 /// How a bandit balances exploring the estimators and exploiting the best so far.
@@ -109,9 +110,89 @@ impl Arms {
     }
 }
 
+/// A bandit for a crawl that pulls one arm per page, without a set number of pulls: a crawler's
+/// focused crawl, where each page a host is handed comes from the arm (estimator) the bandit
+/// chose, and the page's score, once fetched, is that arm's reward. The same policies as
+/// [`focused_crawl`](crate::focused_crawl)'s; `mab_ε-first` explores its first `⌊ε·horizon⌋`
+/// pulls (`horizon`: the crawl's page budget, as the crawler knows it).
+#[derive(Debug, Clone)]
+pub struct OnlineBandit {
+    arms: Arms,
+    rng: SplitMix,
+    pulls: usize,
+    horizon: usize,
+    /// Whether each arm has been pulled: a crawler's rewards come a fetch later, so an arm
+    /// pulled but not yet rewarded is not tried again before the others are.
+    pulled: Vec<bool>,
+}
+
+impl OnlineBandit {
+    /// A bandit over `arm_count` arms (`≥ 1`), its draws from `seed`.
+    ///
+    /// # Errors
+    /// [`FocusError::NoArms`] for no arm, [`FocusError::InvalidParameter`] for an `ε` outside
+    /// `[0, 1]` or a reset of 0.
+    pub fn new(policy: Bandit, arm_count: usize, seed: u64, horizon: usize) -> Result<Self> {
+        if arm_count == 0 {
+            return Err(FocusError::NoArms);
+        }
+        let epsilon = policy.epsilon();
+        if !(0.0..=1.0).contains(&epsilon) {
+            return Err(FocusError::InvalidParameter { name: "epsilon", value: epsilon, range: "[0, 1]" });
+        }
+        if let Bandit::VariableReset { reset: 0, .. } = policy {
+            return Err(FocusError::InvalidParameter { name: "reset", value: 0.0, range: "≥ 1" });
+        }
+        Ok(Self {
+            arms: Arms::new(policy, arm_count),
+            rng: SplitMix::new(seed),
+            pulls: 0,
+            horizon,
+            pulled: vec![false; arm_count],
+        })
+    }
+
+    /// The arm of the next pull: each arm once first, in order, then the policy's choice.
+    pub fn choose(&mut self) -> usize {
+        let arm = match self.pulled.iter().position(|&pulled| !pulled) {
+            Some(untried) => untried,
+            None => self.arms.choose(self.pulls, self.horizon, &mut self.rng),
+        };
+        self.pulled[arm] = true;
+        self.pulls += 1;
+        arm
+    }
+
+    /// What a pull of `arm` brought.
+    pub fn reward(&mut self, arm: usize, reward: f64) {
+        self.arms.reward(arm, reward);
+    }
+
+    /// Rewards received per arm over the crawl.
+    #[must_use]
+    pub fn rewarded_pulls(&self) -> &[u64] {
+        self.arms.total_pulls()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
+
+    #[test]
+    fn an_online_bandit_settles_on_the_paying_arm() {
+        let mut bandit = OnlineBandit::new(Bandit::EpsilonGreedy { epsilon: 0.1 }, 3, 5, 0).unwrap();
+        for _ in 0..1_000 {
+            let arm = bandit.choose();
+            bandit.reward(arm, if arm == 2 { 1.0 } else { 0.0 });
+        }
+        assert!(bandit.rewarded_pulls()[2] > 900, "{:?}", bandit.rewarded_pulls());
+        assert!(OnlineBandit::new(Bandit::EpsilonGreedy { epsilon: 1.5 }, 3, 5, 0).is_err());
+        assert!(OnlineBandit::new(Bandit::VariableReset { epsilon: 0.1, reset: 0 }, 3, 5, 0).is_err());
+        assert!(OnlineBandit::new(Bandit::EpsilonFirst { epsilon: 0.1 }, 0, 5, 0).is_err());
+    }
 
     /// Arm 1 pays 1, the others 0.
     fn play(policy: Bandit, pulls: usize) -> Vec<u64> {

@@ -55,7 +55,7 @@ mod online;
 mod regression;
 mod rng;
 
-pub use bandit::Bandit;
+pub use bandit::{Bandit, OnlineBandit};
 pub use crawl::{
     ALTERED_CANDIDATES, FocusConfig, FocusedCrawl, Selector, Strategy, cumulative_scores, focused_crawl,
 };

@@ -79,8 +79,9 @@ pub struct OnlineFocus {
 pub struct Learned {
     /// Whether this was the page's first fetch (only a first fetch adds to the sums).
     pub first_fetch: bool,
-    /// Whether the regression was refitted: every unfetched page's estimate may have moved,
-    /// not only [`OnlineFocus::touched`].
+    /// Whether the regression was refitted: every unfetched page's `lr_fl` estimate may have
+    /// moved, not only [`OnlineFocus::touched`]'s (the regression is kept whatever the
+    /// estimator, for [`OnlineFocus::estimate_with`]).
     pub refitted: bool,
 }
 
@@ -98,7 +99,9 @@ impl OnlineFocus {
         if refit_every == 0 {
             return Err(FocusError::InvalidParameter { name: "refit_every", value: 0.0, range: "≥ 1" });
         }
-        let regression = estimator.regression_inputs().map(Regression::new);
+        // Kept whatever the estimator, so that `estimate_with` can answer `lr_fl` too (a bandit's
+        // arm): `O(25)` a fetch.
+        let regression = Some(Regression::new(Estimator::RegressionFirst.regression_inputs().unwrap_or(4)));
         Ok(Self {
             estimator,
             pages: Vec::new(),
@@ -233,8 +236,15 @@ impl OnlineFocus {
     /// (it is a linear fit); before its first fit it ranks by `fl_deg`.
     #[must_use]
     pub fn estimate(&self, page: u32) -> f64 {
+        self.estimate_with(self.estimator, page)
+    }
+
+    /// The estimate of `page` by `estimator`, any of [`ONLINE_ESTIMATORS`] (they share the
+    /// sums; another estimator answers as `lr_fl`).
+    #[must_use]
+    pub fn estimate_with(&self, estimator: Estimator, page: u32) -> f64 {
         let known = self.pages.get(page as usize).copied().unwrap_or_default();
-        match self.estimator {
+        match estimator {
             Estimator::Bfs => {
                 let depth = if known.depth == UNKNOWN_DEPTH { 0 } else { known.depth };
                 1.0 / (f64::from(depth) + 1.0)

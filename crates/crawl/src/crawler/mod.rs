@@ -110,6 +110,9 @@ pub struct CrawlSummary {
     /// Known pages a sitemap said changed after their last fetch (a `<lastmod>` later than
     /// it): each made due at once, as a page never fetched (see `crawler::sitemaps`).
     pub sitemap_changes: u64,
+    /// A focused crawl's bandit: each arm (estimator) and the pages it chose whose fetch
+    /// rewarded it (empty without a bandit).
+    pub focus_arm_pulls: Vec<(String, u64)>,
 }
 
 /// A crawl, opened on its data directory and ready to [`run`](Crawler::run).
@@ -364,6 +367,7 @@ impl Crawler {
                 near_duplicates: 0,
                 sitemap_changes: 0,
                 duplicates: 0,
+                focus_arm_pulls: Vec::new(),
             },
             config,
         };
@@ -628,6 +632,10 @@ impl Crawler {
         }
         self.warc.finish()?;
         self.log.flush()?;
+        if let Some(gate) = &self.focus {
+            self.summary.focus_arm_pulls =
+                gate.arm_pulls().into_iter().map(|(arm, pulls)| (arm.name().to_owned(), pulls)).collect();
+        }
         Ok(self.summary)
     }
 
