@@ -356,6 +356,13 @@ impl FocusGate {
             self.live -= 1;
             self.stale += self.arms.len();
         }
+        // A page a bandit's arm chose that brought no content (a failure, a redirect, a skip)
+        // rewards the arm with 0 now: no score will come for it.
+        if !self.pending_scores.contains_key(&page)
+            && let (Some(arm), Some(bandit)) = (self.chosen.remove(&page), self.bandit.as_mut())
+        {
+            bandit.reward(arm, 0.0);
+        }
         if self.released.remove(&page).is_some()
             && let Some(queue) = self.hosts.get_mut(&host)
         {
@@ -657,16 +664,20 @@ mod tests {
         gate.learn(PageId(11), &[(3, 2.0)]);
         gate.scored(PageId(12), 0.0);
         gate.learn(PageId(12), &[(4, 1.0)]);
-        // The untried arm next: fl_e's best.
-        assert_eq!(gate.settled(PageId(1), host), vec![PageId(3)]);
-        // Page 1 (fl_n's) says nothing of the topic, page 3 (fl_e's) says it 6 times.
+        // Page 1 (fl_n's) says nothing of the topic; as in the crawl, its score is noted, then
+        // its fetch settled, then learned at the commit. The untried arm goes next: fl_e's best.
         gate.scored(PageId(1), 0.0);
+        assert_eq!(gate.settled(PageId(1), host), vec![PageId(3)]);
         gate.learn(PageId(1), &[]);
+        // Page 3 (fl_e's) says it 6 times. The next page is chosen before that reward comes:
+        // an arm not yet rewarded goes first, so fl_e again: page 4 (fl_n would take page 2).
         gate.scored(PageId(3), 6.0);
+        assert_eq!(gate.settled(PageId(3), host), vec![PageId(4)]);
         gate.learn(PageId(3), &[]);
         assert_eq!(gate.arm_pulls(), vec![(Estimator::FirstNodes, 1), (Estimator::FirstEdges, 1)]);
-        // No exploration: the better arm, fl_e, chooses: page 4, where fl_n would take page 2.
-        assert_eq!(gate.settled(PageId(3), host), vec![PageId(4)]);
+        // Page 4's fetch fails (no score): fl_e is rewarded 0 at once, and page 2 goes next.
+        assert_eq!(gate.settled(PageId(4), host), vec![PageId(2)]);
+        assert_eq!(gate.arm_pulls(), vec![(Estimator::FirstNodes, 1), (Estimator::FirstEdges, 2)]);
         assert!(
             Focus::with_bandit(&["x".into()], vec![], Bandit::EpsilonGreedy { epsilon: 0.1 }, 1).is_err()
         );

@@ -1056,7 +1056,7 @@ impl Crawler {
                 })
                 .collect();
             if self.focus.is_some() {
-                self.focus_learn(page, &kept, now)?;
+                self.focus_learn(page, &kept)?;
             }
             let links: Vec<u32> = kept.into_iter().map(|(link, _)| link).collect();
             self.follow_links(page, links.into_boxed_slice());
@@ -1074,7 +1074,7 @@ impl Crawler {
     /// A focused crawl learns `page`'s fetch (its score, noted at its completion, and its kept
     /// links with their anchor scores); the pages whose weight moved and that the scheduler
     /// has get their new weight there. A redirect passes its links on to its target instead.
-    fn focus_learn(&mut self, page: PageId, links: &[(u32, f64)], now: f64) -> Result<()> {
+    fn focus_learn(&mut self, page: PageId, links: &[(u32, f64)]) -> Result<()> {
         let Some(gate) = self.focus.as_mut() else { return Ok(()) };
         let moved = if gate.is_redirect(page) {
             match links.first() {
@@ -1093,7 +1093,6 @@ impl Crawler {
                 Err(error) => return Err(error.into()),
             }
         }
-        let _ = now;
         Ok(())
     }
 
