@@ -692,4 +692,97 @@ mod tests {
         let error = flags.check(&Origin::CommandLine).unwrap_err().to_string();
         assert!(error.starts_with("--rate 0: expected a positive number"), "{error}");
     }
+
+    #[test]
+    fn focus_settings_become_the_crawl_s_focus_or_a_named_error() {
+        let data = tempfile::tempdir().unwrap();
+        let words = Some(vec!["Glacier".to_owned()]);
+        let focus =
+            |settings: CrawlSettings| settings.to_config(data.path(), false).map(|config| config.focus);
+        let plain =
+            focus(CrawlSettings { focus: words.clone(), ..CrawlSettings::default() }).unwrap().unwrap();
+        assert_eq!(plain.words(), &["glacier"]);
+        assert_eq!(plain.estimator, freshet_focus::Estimator::FirstEdges, "the default");
+        assert!(plain.bandit.is_none());
+        let bandit = focus(CrawlSettings {
+            focus: words.clone(),
+            focus_estimator: Some("fl_n, lr_fl".into()),
+            focus_bandit: Some("var".into()),
+            max_pages: Some(500),
+            ..CrawlSettings::default()
+        })
+        .unwrap()
+        .unwrap();
+        let arms = bandit.bandit.unwrap();
+        assert_eq!(
+            arms.arms,
+            vec![freshet_focus::Estimator::FirstNodes, freshet_focus::Estimator::RegressionFirst]
+        );
+        assert_eq!(arms.horizon, 500);
+        for (settings, expected) in [
+            (
+                CrawlSettings { focus_estimator: Some("fl_e".into()), ..CrawlSettings::default() },
+                "focus is not",
+            ),
+            (
+                CrawlSettings {
+                    focus: words.clone(),
+                    focus_estimator: Some("sl_n".into()),
+                    ..CrawlSettings::default()
+                },
+                "focus-estimator = sl_n",
+            ),
+            (
+                CrawlSettings {
+                    focus: words.clone(),
+                    focus_estimator: Some("nope".into()),
+                    ..CrawlSettings::default()
+                },
+                "focus-estimator \"nope\"",
+            ),
+            (
+                CrawlSettings {
+                    focus: words.clone(),
+                    focus_estimator: Some("fl_n,fl_e".into()),
+                    ..CrawlSettings::default()
+                },
+                "choose among them with focus-bandit",
+            ),
+            (
+                CrawlSettings {
+                    focus: words.clone(),
+                    focus_bandit: Some("ucb".into()),
+                    ..CrawlSettings::default()
+                },
+                "focus-bandit \"ucb\"",
+            ),
+            (
+                CrawlSettings {
+                    focus: words.clone(),
+                    focus_bandit: Some("epsilon-greedy".into()),
+                    focus_epsilon: Some(1.5),
+                    ..CrawlSettings::default()
+                },
+                "focus-bandit",
+            ),
+            (
+                CrawlSettings { focus: Some(vec!["two words".into()]), ..CrawlSettings::default() },
+                "one word each",
+            ),
+            (
+                CrawlSettings {
+                    focus: words.clone(),
+                    revisit: Some(RevisitArg::Nutch),
+                    ..CrawlSettings::default()
+                },
+                "with revisit = nutch",
+            ),
+        ] {
+            let error = match focus(settings) {
+                Ok(config) => panic!("accepted: {config:?}"),
+                Err(error) => format!("{error:#}"),
+            };
+            assert!(error.contains(expected), "{error}");
+        }
+    }
 }
