@@ -327,6 +327,13 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
             summary.near_duplicates
         );
     }
+    if summary.canonical_aliases > 0 {
+        println!(
+            "{} fetches of pages whose rel=canonical names another URL of their host (fetched once \
+             unless revisit-canonical-aliases; the log line names the canonical URL)",
+            summary.canonical_aliases
+        );
+    }
     if !summary.focus_arm_pulls.is_empty() {
         let pulls: Vec<String> =
             summary.focus_arm_pulls.iter().map(|(arm, pulls)| format!("{arm} {pulls}")).collect();

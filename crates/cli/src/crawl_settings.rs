@@ -68,6 +68,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) max_hosts_per_domain: Option<u32>,
     pub(crate) content_types: Option<Vec<String>>,
     pub(crate) sitemaps: Option<bool>,
+    pub(crate) revisit_canonical_aliases: Option<bool>,
     pub(crate) max_sitemap_files: Option<u32>,
     pub(crate) max_sitemap_urls: Option<u64>,
     // When to stop (this run).
@@ -175,7 +176,7 @@ impl CrawlSettings {
         };
         let merged = overlay!(self, over;
             seeds, seeds_file, scope, max_depth, include, exclude, host_quota, max_hosts_per_domain, content_types,
-            sitemaps, max_sitemap_files, max_sitemap_urls, max_pages, duration, revisit, rate,
+            sitemaps, revisit_canonical_aliases, max_sitemap_files, max_sitemap_urls, max_pages, duration, revisit, rate,
             importance, weights, focus, focus_estimator, focus_bandit, focus_epsilon, change_interval, prior_fetches, max_failures, nutch_min_interval,
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
             back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
@@ -363,6 +364,8 @@ impl CrawlSettings {
             config.fetch.content_types = ContentTypes::parse(types)?;
         }
         config.sitemaps = self.sitemaps.unwrap_or(config.sitemaps);
+        config.revisit_canonical_aliases =
+            self.revisit_canonical_aliases.unwrap_or(config.revisit_canonical_aliases);
         config.max_sitemap_files = self.max_sitemap_files.unwrap_or(config.max_sitemap_files);
         config.max_sitemap_urls = self.max_sitemap_urls.unwrap_or(config.max_sitemap_urls);
         config.max_pages = self.max_pages;
@@ -553,6 +556,7 @@ mod tests {
             max_hosts_per_domain: Some(1_000),
             content_types: Some(vec!["text/html".into()]),
             sitemaps: Some(true),
+            revisit_canonical_aliases: Some(false),
             max_sitemap_files: Some(50),
             max_sitemap_urls: Some(50_000),
             max_pages: Some(1_000),
@@ -611,7 +615,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 55);
+        assert_eq!(all.len(), 56);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

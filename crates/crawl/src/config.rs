@@ -190,6 +190,13 @@ pub struct CrawlConfig {
     /// Read the sitemaps robots.txt lists (on the robots.txt's own origin), and the sitemaps
     /// their indexes list, for URLs to discover (see the crate docs, "Sitemaps"). Default on.
     pub sitemaps: bool,
+    /// Revisit a page whose `<link rel=canonical>` names another URL of its host that the crawl
+    /// follows and robots.txt allows (a tracking or session variant of that URL, which the
+    /// crawl fetches as a link): off by default, so the budget keeps the canonical URL fresh
+    /// and not its copies. Such a page is fetched once (its completion has no next due time,
+    /// as in a one-pass crawl, across resumes too) and its log line names its canonical URL.
+    /// Cross-host canonicals, and those the crawl would not fetch, do not count.
+    pub revisit_canonical_aliases: bool,
     /// At most this many sitemap files requested per host and run (indexes, parts, redirect
     /// hops). Default 50.
     pub max_sitemap_files: u32,
@@ -238,6 +245,7 @@ impl CrawlConfig {
             nutch_interval_bounds: (60.0, 365.0 * DAY),
             max_failures: 3,
             sitemaps: true,
+            revisit_canonical_aliases: false,
             max_sitemap_files: 50,
             max_sitemap_urls: 50_000,
         }

@@ -142,6 +142,18 @@ impl Crawler {
                 let first = self.pending_urls.len();
                 if let Some(found) = analysis.links {
                     line.links = Some(found.links.len());
+                    if let Some(canonical) =
+                        self.canonical_alias_of(job, found.canonical.as_ref(), depth, now)?
+                    {
+                        self.summary.canonical_aliases += 1;
+                        let revisited = if self.config.revisit_canonical_aliases {
+                            "revisited as any page (revisit-canonical-aliases)"
+                        } else {
+                            "not revisited"
+                        };
+                        line.add_detail(format_args!("rel=canonical names {canonical}: {revisited}"));
+                        self.canonical_aliases.insert(job.page);
+                    }
                     if let Some(max) =
                         self.config.max_depth.filter(|&max| depth >= max && !found.links.is_empty())
                     {
@@ -328,8 +340,12 @@ impl Crawler {
             )
         });
         let retry = !content && !gone && transient && memory.failures < self.config.max_failures;
+        // A variant of another URL of its host (`<link rel=canonical>`) is not revisited: the
+        // canonical URL is, as a page of its own.
+        let alias = self.canonical_aliases.remove(&job.page) && !self.config.revisit_canonical_aliases;
         let keep = match self.config.revisit {
             Revisit::Once => retry,
+            _ if alias => false,
             _ => content || (!gone && memory.failures < self.config.max_failures),
         };
         let had_data = job_had_data(&job.kind);
@@ -429,6 +445,27 @@ impl Crawler {
             None
         };
         Ok((signature.to_bytes().to_vec(), near))
+    }
+
+    /// The URL `canonical` (a page's `<link rel=canonical>`) if it makes the page a variant of
+    /// another URL of its host that the crawl would fetch: not the page's own URL, the same
+    /// origin, followed from the page (scope, depth, patterns) and not disallowed by
+    /// robots.txt. `None` otherwise: the page keeps its own revisits.
+    fn canonical_alias_of(
+        &mut self,
+        job: &Job,
+        canonical: Option<&freshet_url::Url>,
+        depth: u32,
+        now: f64,
+    ) -> Result<Option<String>> {
+        let Some(canonical) = canonical.filter(|canonical| **canonical != job.url) else { return Ok(None) };
+        if canonical.origin() != job.url.origin() || !self.follows(canonical, depth + 1) {
+            return Ok(None);
+        }
+        let agent = self.agent.clone();
+        let verdict =
+            self.host_mut(job.host)?.early_verdict(&agent, freshet_url::path_and_query(canonical), now);
+        Ok(matches!(verdict, Verdict::Allowed).then(|| canonical.to_string()))
     }
 
     /// The `(w, λ)` the revisit policy hands the scheduler after a fetch (see

@@ -113,6 +113,10 @@ pub struct CrawlSummary {
     /// A focused crawl's bandit: each arm (estimator) and the pages it chose whose fetch
     /// rewarded it (empty without a bandit).
     pub focus_arm_pulls: Vec<(String, u64)>,
+    /// Fetches of pages whose `<link rel=canonical>` named another URL of their host (see
+    /// [`CrawlConfig::revisit_canonical_aliases`]): such a page is not revisited unless that
+    /// is set, so each counts once then.
+    pub canonical_aliases: u64,
 }
 
 /// A crawl, opened on its data directory and ready to [`run`](Crawler::run).
@@ -178,6 +182,9 @@ pub struct Crawler {
     weights: Weights,
     /// A focused crawl's estimates and held pages (see [`crate::focus`]).
     focus: Option<FocusGate>,
+    /// Pages whose fetch just named another URL of their host as canonical (set by the page's
+    /// completion, read by `finish_page`).
+    canonical_aliases: HashSet<PageId>,
     /// In a focused crawl, the anchor score of each URL of `pending_urls` found as a page's
     /// link (by index; shorter when the last URLs are not links: those score 0).
     link_scores: Vec<f64>,
@@ -337,6 +344,7 @@ impl Crawler {
                 .map(|focus| FocusGate::new(focus, config.max_in_flight_per_host))
                 .transpose()?,
             link_scores: Vec::new(),
+            canonical_aliases: HashSet::new(),
             link_sources: Vec::new(),
             sitemap_lastmods: Vec::new(),
             link_cache: Vec::new(),
@@ -368,6 +376,7 @@ impl Crawler {
                 sitemap_changes: 0,
                 duplicates: 0,
                 focus_arm_pulls: Vec::new(),
+                canonical_aliases: 0,
             },
             config,
         };
