@@ -580,6 +580,8 @@ impl FocusGate {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
+    use proptest::prelude::*;
+
     use super::*;
 
     fn gate(per_host_in_flight: u32) -> FocusGate {
@@ -685,6 +687,120 @@ mod tests {
         assert!(Focus::with_bandit(&["x".into()], twice, Bandit::EpsilonGreedy { epsilon: 0.1 }, 1).is_err());
         let bad = Bandit::EpsilonGreedy { epsilon: 2.0 };
         assert!(Focus::with_bandit(&["x".into()], vec![Estimator::FirstEdges], bad, 1).is_err());
+    }
+
+    /// What a crawl may do to the gate, for the model test below.
+    #[derive(Clone, Debug)]
+    enum Step {
+        /// A new page of host `host % 3`.
+        Offer { host: u32 },
+        /// The `pick`-th page handed out finishes its first fetch with `score` and links to
+        /// the `links`-th newest pages with anchor scores.
+        Fetch { pick: usize, score: u8, links: Vec<(usize, u8)> },
+        /// The `pick`-th held page is skipped (robots.txt).
+        Skip { pick: usize },
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            3 => (0_u32..3).prop_map(|host| Step::Offer { host }),
+            3 => (any::<usize>(), 0_u8..4, proptest::collection::vec((0_usize..8, 0_u8..3), 0..4))
+                .prop_map(|(pick, score, links)| Step::Fetch { pick, score, links }),
+            1 => any::<usize>().prop_map(|pick| Step::Skip { pick }),
+        ]
+    }
+
+    /// The pages as the crawl sees them: held by the gate, out (in the scheduler or in flight),
+    /// handed out at some time, skipped while held.
+    #[derive(Default)]
+    struct Model {
+        held: Vec<u32>,
+        out: Vec<u32>,
+        handed: HashSet<u32>,
+        skipped: HashSet<u32>,
+    }
+
+    impl Model {
+        fn receive(&mut self, pages: Vec<PageId>) -> Result<(), TestCaseError> {
+            for page in pages {
+                prop_assert!(!self.skipped.contains(&page.0), "page {} skipped, then handed out", page.0);
+                prop_assert!(self.handed.insert(page.0), "page {} handed out twice", page.0);
+                prop_assert!(self.held.contains(&page.0), "page {} was not held", page.0);
+                self.held.retain(|&other| other != page.0);
+                self.out.push(page.0);
+            }
+            Ok(())
+        }
+    }
+
+    proptest! {
+        /// Against a model: every page offered is handed out at most once, a host never has more
+        /// than its share out at once, a held page is never out, and no page is stranded: once
+        /// the crawl has nothing out, every page still held is handed out in turn.
+        #[test]
+        fn the_gate_hands_out_every_page_once_within_each_host_s_share(
+            steps in proptest::collection::vec(step(), 1..120),
+            bandit in any::<bool>(),
+        ) {
+            let focus = if bandit {
+                Focus::with_bandit(
+                    &["glacier".to_owned()],
+                    vec![Estimator::FirstNodes, Estimator::FirstEdges, Estimator::RegressionFirst],
+                    Bandit::EpsilonGreedy { epsilon: 0.2 },
+                    100,
+                )
+                .unwrap()
+            } else {
+                Focus::new(&["glacier".to_owned()], Estimator::FirstEdges).unwrap()
+            };
+            let mut gate = FocusGate::new(&focus, 1).unwrap();
+            let mut model = Model::default();
+            let mut next_page = 0_u32;
+            let host_of = |page: u32| HostId(page % 3);
+            for step in steps {
+                match step {
+                    Step::Offer { host } => {
+                        // Page ids by host: page % 3 is its host.
+                        let page = next_page * 3 + host;
+                        next_page += 1;
+                        model.held.push(page);
+                        model.receive(gate.offer(PageId(page), host_of(page)))?;
+                    }
+                    Step::Fetch { pick, score, links } if !model.out.is_empty() => {
+                        let page = model.out.remove(pick % model.out.len());
+                        gate.scored(PageId(page), f64::from(score));
+                        model.receive(gate.settled(PageId(page), host_of(page)))?;
+                        let known: Vec<u32> = model.held.iter().chain(&model.out).copied().collect();
+                        let links: Vec<(u32, f64)> = links
+                            .into_iter()
+                            .filter_map(|(index, anchor)| {
+                                known.iter().rev().nth(index).map(|&target| (target, f64::from(anchor)))
+                            })
+                            .collect();
+                        for moved in gate.learn(PageId(page), &links) {
+                            prop_assert!(!model.held.contains(&moved.0), "a held page re-weighed in the scheduler");
+                        }
+                    }
+                    Step::Skip { pick } if !model.held.is_empty() => {
+                        let page = model.held.remove(pick % model.held.len());
+                        model.skipped.insert(page);
+                        model.receive(gate.settled(PageId(page), host_of(page)))?;
+                    }
+                    _ => {}
+                }
+                for host in 0..3 {
+                    let out_of_host = model.out.iter().filter(|&&page| page % 3 == host).count();
+                    prop_assert!(out_of_host <= 2, "host {} has {} out", host, out_of_host);
+                }
+                prop_assert_eq!(gate.held_pages(), model.held.len());
+            }
+            // Drain: fetch whatever is out; every held page must come out in the end.
+            while let Some(page) = model.out.pop() {
+                model.receive(gate.settled(PageId(page), host_of(page)))?;
+            }
+            let held = &model.held;
+            prop_assert!(held.is_empty(), "stranded: {:?}", held);
+        }
     }
 
     #[test]
