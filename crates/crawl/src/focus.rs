@@ -25,8 +25,10 @@
 //! backlog keys them at their add time: `freshet_schedule::online`), which an estimate that
 //! moves after the page was added could not reorder. So the crawl holds a host's new pages
 //! back, in a queue by estimate (a heap whose stale entries are skipped), and hands the
-//! scheduler at most `FocusGate::per_host` of them at a time (the host's in-flight limit
-//! and one more): when one is fetched, the host's best estimate then goes next. The
+//! scheduler at most `FocusGate::per_host` of them at a time (the host's in-flight limit, one
+//! by default): when one's fetch ends, the host's best estimate then goes next, before the
+//! host's delay has passed. (With one more out, the scheduler would take the two in the order
+//! they came, not by estimate: the end-to-end redirect test saw it.) The
 //! scheduler's own decisions are unchanged, as is every crawl without a topic.
 //!
 //! # Memory
@@ -252,6 +254,8 @@ pub(crate) struct FocusGate {
     /// The bandit, and the arm that handed out each page not yet rewarded.
     bandit: Option<OnlineBandit>,
     chosen: HashMap<PageId, usize>,
+    /// Hosts that may take new pages at the next [`top_up_deferred`](Self::top_up_deferred).
+    deferred: Vec<HostId>,
 }
 
 /// A page's place among the held pages.
@@ -291,12 +295,13 @@ impl FocusGate {
             stale: 0,
             released: HashMap::new(),
             hosts: HashMap::new(),
-            per_host: max_in_flight_per_host.saturating_add(1),
+            per_host: max_in_flight_per_host.max(1),
             pending_scores: HashMap::new(),
             pending_redirects: HashSet::new(),
             arms,
             bandit,
             chosen: HashMap::new(),
+            deferred: Vec::new(),
         })
     }
 
@@ -321,6 +326,24 @@ impl FocusGate {
     pub(crate) fn offer(&mut self, page: PageId, host: HostId) -> Vec<PageId> {
         self.hold(page, host);
         self.top_up(host)
+    }
+
+    /// New pages found together (a commit's links): all are held first, then each host's best
+    /// go to the scheduler, so that a page found after others of its host in the same batch
+    /// still goes first if it is estimated better. Returns the pages handed out, by host.
+    pub(crate) fn offer_batch(&mut self, pages: &[(PageId, HostId)]) -> Vec<(HostId, Vec<PageId>)> {
+        let mut hosts = Vec::new();
+        for &(page, host) in pages {
+            self.hold(page, host);
+            if !hosts.contains(&host) {
+                hosts.push(host);
+            }
+        }
+        hosts
+            .into_iter()
+            .map(|host| (host, self.top_up(host)))
+            .filter(|(_, released)| !released.is_empty())
+            .collect()
     }
 
     fn hold(&mut self, page: PageId, host: HostId) {
@@ -350,7 +373,41 @@ impl FocusGate {
     /// `page` left the new pages the scheduler holds for its host (its first fetch is over, or
     /// it was skipped), or it was held and is skipped: the host may take its next best page;
     /// returns those pages, to add to the scheduler.
+    #[cfg(test)]
     pub(crate) fn settled(&mut self, page: PageId, host: HostId) -> Vec<PageId> {
+        self.free_slot(page, host);
+        self.top_up(host)
+    }
+
+    /// `page`'s first fetch is over or it was skipped, as `settled` (the tests' form, which
+    /// tops the host up at once), but the host takes its next page only at
+    /// [`top_up_deferred`](Self::top_up_deferred): the crawl calls that after the commit that
+    /// follows the fetch, so that the links the fetch found (and the estimates they move)
+    /// count in the choice of the host's next page.
+    pub(crate) fn settled_later(&mut self, page: PageId, host: HostId) {
+        self.free_slot(page, host);
+        if !self.deferred.contains(&host) {
+            self.deferred.push(host);
+        }
+    }
+
+    /// The hosts [`settled_later`](Self::settled_later) left waiting take their next pages.
+    pub(crate) fn top_up_deferred(&mut self) -> Vec<(HostId, Vec<PageId>)> {
+        let hosts = std::mem::take(&mut self.deferred);
+        hosts
+            .into_iter()
+            .map(|host| (host, self.top_up(host)))
+            .filter(|(_, released)| !released.is_empty())
+            .collect()
+    }
+
+    /// Whether some host waits for [`top_up_deferred`](Self::top_up_deferred).
+    pub(crate) fn has_deferred(&self) -> bool {
+        !self.deferred.is_empty()
+    }
+
+    /// `page` no longer holds a place among its host's new pages out, or among the held ones.
+    fn free_slot(&mut self, page: PageId, host: HostId) {
         if let Some(slot) = self.held.get_mut(page.0 as usize).filter(|held| held.generation != 0) {
             slot.generation = 0;
             self.live -= 1;
@@ -368,7 +425,6 @@ impl FocusGate {
         {
             queue.released = queue.released.saturating_sub(1);
         }
-        self.top_up(host)
     }
 
     /// Hands `host`'s best held pages to the scheduler while it has room: each the best by the
@@ -612,9 +668,9 @@ mod tests {
 
     #[test]
     fn a_host_gets_its_best_held_page_next() {
-        let mut gate = gate(1);
+        let mut gate = gate(2);
         let host = HostId(0);
-        // Two go to the scheduler (in flight 1, and one more); the rest are held.
+        // Two go to the scheduler (two in flight); the rest are held.
         assert_eq!(gate.offer(PageId(1), host), vec![PageId(1)]);
         assert_eq!(gate.offer(PageId(2), host), vec![PageId(2)]);
         for page in 3..=5 {
@@ -640,6 +696,14 @@ mod tests {
         assert!(gate.settled(PageId(4), host).is_empty());
         // A new page of a host with room goes straight to the scheduler.
         assert_eq!(gate.offer(PageId(6), host), vec![PageId(6)]);
+        // Pages found together are held together: the best of the batch goes first, wherever it
+        // stood in it.
+        gate.scored(PageId(20), 0.0);
+        gate.learn(PageId(20), &[(9, 3.0)]);
+        let batch: Vec<(PageId, HostId)> = (7..=9).map(|page| (PageId(page), host)).collect();
+        let other = HostId(9);
+        let batch: Vec<(PageId, HostId)> = batch.into_iter().map(|(page, _)| (page, other)).collect();
+        assert_eq!(gate.offer_batch(&batch), vec![(other, vec![PageId(9), PageId(7)])]);
     }
 
     #[test]
@@ -735,7 +799,7 @@ mod tests {
 
     proptest! {
         /// Against a model: every page offered is handed out at most once, a host never has more
-        /// than its share out at once, a held page is never out, and no page is stranded: once
+        /// than its share (its two in flight) out at once, a held page is never out, and no page is stranded: once
         /// the crawl has nothing out, every page still held is handed out in turn.
         #[test]
         fn the_gate_hands_out_every_page_once_within_each_host_s_share(
@@ -753,7 +817,7 @@ mod tests {
             } else {
                 Focus::new(&["glacier".to_owned()], Estimator::FirstEdges).unwrap()
             };
-            let mut gate = FocusGate::new(&focus, 1).unwrap();
+            let mut gate = FocusGate::new(&focus, 2).unwrap();
             let mut model = Model::default();
             let mut next_page = 0_u32;
             let host_of = |page: u32| HostId(page % 3);

@@ -191,3 +191,59 @@ async fn a_focused_crawl_without_a_budget_fetches_every_page_once_across_a_resum
         allowed.len() - distinct.len()
     );
 }
+
+/// A small site: the root links to five plain pages, then (last in the page) to `/r` with an
+/// anchor that names the topic; `/r` redirects to `/t`. The anchor's score must reach `/t`
+/// through the redirect, so a focused crawl (by anchors, one fetch at a time) fetches `/t`
+/// before any plain page, where a crawl without a topic takes the links in order.
+fn redirect_site(path: &str) -> axum::response::Response {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse as _;
+    let html = |body: String| ([(header::CONTENT_TYPE, "text/html")], body).into_response();
+    match path {
+        "/robots.txt" => "User-agent: *\nAllow: /\n".into_response(),
+        "/" => {
+            let plain: String = (1..=5).map(|i| format!("<a href=\"/x{i}\">page {i}</a> ")).collect();
+            html(format!(
+                "<html><body><p>Home.</p>{plain}<a href=\"/r\">all about glaciers glacier</a></body></html>"
+            ))
+        }
+        "/r" => (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/t")]).into_response(),
+        "/t" => html("<html><body><p>The glacier page.</p></body></html>".into()),
+        path if path.starts_with("/x") => {
+            html(format!("<html><body><p>Plain page {path}.</p></body></html>"))
+        }
+        _ => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_passes_the_anchor_s_score_to_its_target() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://localhost:{}", listener.local_addr().unwrap().port());
+    let app = axum::Router::new().fallback(|uri: axum::http::Uri| async move { redirect_site(uri.path()) });
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let order = |focus: Option<Focus>| {
+        let origin = origin.clone();
+        async move {
+            let dir = tempfile::tempdir().unwrap();
+            let mut config = common::one_pass_config(dir.path(), &[format!("{origin}/")]);
+            config.max_in_flight = 1;
+            config.delay = Duration::from_millis(2);
+            config.focus = focus;
+            let lines = run(config).await;
+            lines
+                .iter()
+                .filter(|line| line.kind == LogKind::Page)
+                .map(|line| line.url.trim_start_matches(&origin).to_owned())
+                .collect::<Vec<_>>()
+        }
+    };
+    let focused = order(Some(Focus::new(&["glacier".to_owned()], Estimator::FirstEdges).unwrap())).await;
+    let position = |path: &str| focused.iter().position(|fetched| fetched == path).unwrap();
+    assert!(position("/t") < position("/x1"), "{focused:?}");
+    assert!(position("/r") < position("/x1"), "{focused:?}");
+    let plain = order(None).await;
+    let position = |path: &str| plain.iter().position(|fetched| fetched == path).unwrap();
+    assert!(position("/x1") < position("/r"), "without a topic the links go in order: {plain:?}");
+}

@@ -392,7 +392,7 @@ impl Crawler {
         };
         self.scheduler.fetched(job.page, done, now)?;
         // In a focused crawl the host may take its next best new page.
-        self.focus_settled(job.page, job.host, now)?;
+        self.focus_settled(job.page, job.host)?;
         Ok(near)
     }
 

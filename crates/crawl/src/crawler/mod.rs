@@ -571,6 +571,15 @@ impl Crawler {
         loop {
             let mut wait = None;
             let mut idle = false;
+            // A focused crawl: hosts whose new pages' fetches ended take their next pages once
+            // the links those fetches found are committed and learned (the commit's `admit`
+            // tops them up; with nothing to commit, here).
+            if self.focus.as_ref().is_some_and(FocusGate::has_deferred) {
+                if !self.pending.is_empty() {
+                    self.settle()?;
+                }
+                self.focus_top_up(unix_now())?;
+            }
             while !stopping && !self.page_limit_reached() && self.jobs.len() < self.config.max_in_flight {
                 let now = unix_now();
                 match self.scheduler.next(now) {
@@ -833,7 +842,7 @@ impl Crawler {
             Ok(()) | Err(OnlineError::UnknownPage(_)) => {}
             Err(error) => return Err(error.into()),
         }
-        self.focus_settled(page, host, unix_now())?;
+        self.focus_settled(page, host)?;
         self.log.write(&LogLine::skipped(url.as_str(), outcome, detail))
     }
 
@@ -964,6 +973,7 @@ impl Crawler {
         let report = self.store.commit(&ops)?;
         self.sitemap_changes(&report, &urls, &lastmods)?;
         self.admit(&report, urls, link_sources, &link_scores)?;
+        self.focus_top_up(unix_now())?;
         // `admit` logs the links it releases unfetched (robots.txt): those lines go out first too.
         self.log.flush()?;
         if !self.pending.is_empty() {
@@ -1070,12 +1080,12 @@ impl Crawler {
             let links: Vec<u32> = kept.into_iter().map(|(link, _)| link).collect();
             self.follow_links(page, links.into_boxed_slice());
         }
-        for (page, host) in offers {
-            let released = match &mut self.focus {
-                Some(gate) => gate.offer(page, host),
-                None => Vec::new(),
-            };
-            self.focus_release(&released, host, now)?;
+        let released = match &mut self.focus {
+            Some(gate) => gate.offer_batch(&offers),
+            None => Vec::new(),
+        };
+        for (host, pages) in released {
+            self.focus_release(&pages, host, now)?;
         }
         Ok(())
     }
@@ -1132,12 +1142,27 @@ impl Crawler {
 
     /// `page`'s first fetch is over or it was skipped: in a focused crawl its host may take its
     /// next best held page.
-    pub(crate) fn focus_settled(&mut self, page: PageId, host: HostId, now: f64) -> Result<()> {
+    ///
+    /// The host takes it after the next commit (`focus_top_up`), once the links this fetch
+    /// found have moved the estimates.
+    pub(crate) fn focus_settled(&mut self, page: PageId, host: HostId) -> Result<()> {
+        if let Some(gate) = &mut self.focus {
+            gate.settled_later(page, host);
+        }
+        Ok(())
+    }
+
+    /// The hosts whose new pages' fetches ended take their next best pages (see
+    /// [`focus_settled`](Self::focus_settled)).
+    fn focus_top_up(&mut self, now: f64) -> Result<()> {
         let released = match &mut self.focus {
-            Some(gate) => gate.settled(page, host),
-            None => return Ok(()),
+            Some(gate) if gate.has_deferred() => gate.top_up_deferred(),
+            _ => return Ok(()),
         };
-        self.focus_release(&released, host, now)
+        for (host, pages) in released {
+            self.focus_release(&pages, host, now)?;
+        }
+        Ok(())
     }
 
     /// The `(w, λ)` of a page in a focused crawl: its focus weight, and the change rate
