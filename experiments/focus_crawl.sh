@@ -7,7 +7,7 @@
 # Writes docs/focus/crawl.csv (estimator, pages, on_topic, share) and prints a table.
 #
 # usage: experiments/focus_crawl.sh [HOSTS PAGES FRACTION BUDGET SEED]   (default 30 20000 0.05 10000 3)
-# About 3 minutes on this project's 2-core VM (release build first).
+# About 90 seconds on this project's 2-core VM, after the release build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
