@@ -6,13 +6,13 @@
 
 mod common;
 
-use common::{one_pass_config, read_log, warcio_check};
+use common::{crawl_for, one_pass_config, read_log, warcio_check};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use freshet_crawl::{CrawlConfig, CrawlSummary, Crawler, LogKind, Revisit};
+use freshet_crawl::{CrawlConfig, LogKind, Revisit};
 
 /// Requests per path and query.
 #[derive(Default)]
@@ -72,11 +72,6 @@ fn config(data: &std::path::Path, origin: &str) -> CrawlConfig {
     config.change_rate_prior = 5.0;
     config.delay = Duration::from_millis(20);
     config
-}
-
-async fn crawl_for(config: CrawlConfig, seconds: f64) -> CrawlSummary {
-    let stop = tokio::time::sleep(Duration::from_secs_f64(seconds));
-    Crawler::open(config).unwrap().run(stop).await.unwrap()
 }
 
 fn requests(site: &Site, target: &str) -> u32 {

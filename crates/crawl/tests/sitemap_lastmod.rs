@@ -6,13 +6,12 @@
 
 mod common;
 
-use common::{one_pass_config, read_log, warc_files, warcio_check};
+use common::{crawl_for, one_pass_config, read_log, warc_files, warcio_check};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use freshet_crawl::{CrawlSummary, Crawler, LogKind, Revisit};
+use freshet_crawl::{LogKind, Revisit};
 
 /// The site's state: requests per path, and the `lastmod` its sitemap gives `/a`.
 #[derive(Default)]
@@ -57,12 +56,6 @@ async fn start(site: Arc<Site>) -> String {
     });
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     origin
-}
-
-/// Runs the crawl for `seconds`: a revisiting crawl does not end by itself.
-async fn crawl_for(config: freshet_crawl::CrawlConfig, seconds: f64) -> CrawlSummary {
-    let stop = tokio::time::sleep(Duration::from_secs_f64(seconds));
-    Crawler::open(config).unwrap().run(stop).await.unwrap()
 }
 
 fn requests(site: &Site, path: &str) -> u32 {

@@ -52,6 +52,13 @@ pub(crate) fn one_pass_config(data: &Path, seeds: &[String]) -> CrawlConfig {
     config
 }
 
+/// Runs a crawl for `seconds` and stops it: a revisiting crawl does not end by itself.
+#[allow(dead_code)]
+pub(crate) async fn crawl_for(config: CrawlConfig, seconds: f64) -> CrawlSummary {
+    let stop = tokio::time::sleep(Duration::from_secs_f64(seconds));
+    Crawler::open(config).unwrap().run(stop).await.unwrap()
+}
+
 /// Opens a crawl and runs it to its end.
 #[allow(dead_code)]
 pub(crate) async fn crawl(config: CrawlConfig) -> CrawlSummary {
