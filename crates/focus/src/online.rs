@@ -66,7 +66,8 @@ const UNKNOWN_DEPTH: u32 = u32::MAX;
 pub struct OnlineFocus {
     estimator: Estimator,
     pages: Vec<PageKnowledge>,
-    regression: Option<Regression>,
+    /// `lr_fl`'s fit, kept whatever the estimator (for `estimate_with`).
+    regression: Regression,
     refit_every: u64,
     fetched: u64,
     since_refit: u64,
@@ -100,8 +101,8 @@ impl OnlineFocus {
             return Err(FocusError::InvalidParameter { name: "refit_every", value: 0.0, range: "≥ 1" });
         }
         // Kept whatever the estimator, so that `estimate_with` can answer `lr_fl` too (a bandit's
-        // arm): `O(25)` a fetch.
-        let regression = Some(Regression::new(Estimator::RegressionFirst.regression_inputs().unwrap_or(4)));
+        // arm): `O(25)` a fetch. `lr_fl` reads the first-level sums.
+        let regression = Regression::new(FIRST_LEVEL);
         Ok(Self {
             estimator,
             pages: Vec::new(),
@@ -164,11 +165,9 @@ impl OnlineFocus {
             known.depth = 0;
         }
         let (depth, sums) = (known.depth, known.sums);
-        if let Some(regression) = &mut self.regression {
-            let mut features = [0.0; FEATURES];
-            features[..FIRST_LEVEL].copy_from_slice(&sums);
-            regression.observe(&features, score);
-        }
+        let mut features = [0.0; FEATURES];
+        features[..FIRST_LEVEL].copy_from_slice(&sums);
+        self.regression.observe(&features, score);
         let child_depth = depth.saturating_add(1);
         for &(child, link_score) in links {
             let target = self.page_mut(child);
@@ -190,7 +189,7 @@ impl OnlineFocus {
         // The offline crawl's schedule: after 8, 16, 32… pages, then every `refit_every`.
         if self.since_refit >= self.refit_every.min(self.fetched.max(8)) {
             self.since_refit = 0;
-            refitted = self.regression.as_mut().is_some_and(Regression::refit);
+            refitted = self.regression.refit();
         }
         Ok(Learned { first_fetch: true, refitted })
     }
@@ -254,7 +253,7 @@ impl OnlineFocus {
             Estimator::FirstEdges => known.sums[2],
             Estimator::FirstNodesEdges => known.sums[3],
             _ => {
-                let weights = self.regression.as_ref().map_or(&[][..], Regression::weights);
+                let weights = self.regression.weights();
                 let (constant, weights) = weights.split_first().unwrap_or((&0.0, &[]));
                 constant + weights.iter().zip(known.sums).map(|(weight, sum)| weight * sum).sum::<f64>()
             }
