@@ -339,10 +339,21 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
             summary.focus_arm_pulls.iter().map(|(arm, pulls)| format!("{arm} {pulls}")).collect();
         println!("focused crawl's bandit: pages fetched by each estimator's choice: {}", pulls.join(", "));
     }
+    if summary.sitemap_rereads > 0 {
+        println!("{} reads of hosts' sitemaps after their first in this run", summary.sitemap_rereads);
+    }
     if summary.sitemap_changes > 0 {
         println!(
-            "{} known pages a sitemap's lastmod said changed since their last fetch, fetched again at once",
-            summary.sitemap_changes
+            "{} known pages a sitemap's lastmod said changed since their last fetch, fetched again at \
+             once ({} found changed)",
+            summary.sitemap_changes, summary.sitemap_changes_confirmed
+        );
+    }
+    if summary.sitemap_lastmods_ignored > 0 {
+        println!(
+            "{} hosts' sitemap lastmods ignored for the rest of the run: the fetches they caused \
+             mostly found nothing changed (the log line of the page that decided it says so)",
+            summary.sitemap_lastmods_ignored
         );
     }
     if summary.recovered_in_flight > 0 || summary.warc_bytes_cut > 0 {

@@ -71,6 +71,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) revisit_canonical_aliases: Option<bool>,
     pub(crate) max_sitemap_files: Option<u32>,
     pub(crate) max_sitemap_urls: Option<u64>,
+    pub(crate) sitemap_revisit: Option<f64>,
     // When to stop (this run).
     pub(crate) max_pages: Option<u64>,
     pub(crate) duration: Option<f64>,
@@ -176,7 +177,7 @@ impl CrawlSettings {
         };
         let merged = overlay!(self, over;
             seeds, seeds_file, scope, max_depth, include, exclude, host_quota, max_hosts_per_domain, content_types,
-            sitemaps, revisit_canonical_aliases, max_sitemap_files, max_sitemap_urls, max_pages, duration, revisit, rate,
+            sitemaps, revisit_canonical_aliases, max_sitemap_files, max_sitemap_urls, sitemap_revisit, max_pages, duration, revisit, rate,
             importance, weights, focus, focus_estimator, focus_bandit, focus_epsilon, change_interval, prior_fetches, max_failures, nutch_min_interval,
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
             back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
@@ -224,6 +225,7 @@ impl CrawlSettings {
         seconds("back-off", self.back_off, true)?;
         seconds("max-retry-after", self.max_retry_after, false)?;
         seconds("robots-ttl", self.robots_ttl, false)?;
+        seconds("sitemap-revisit", self.sitemap_revisit, true)?;
         seconds("robots-retry", self.robots_retry, false)?;
         seconds("connect-timeout", self.connect_timeout, false)?;
         seconds("first-byte-timeout", self.first_byte_timeout, false)?;
@@ -368,6 +370,10 @@ impl CrawlSettings {
             self.revisit_canonical_aliases.unwrap_or(config.revisit_canonical_aliases);
         config.max_sitemap_files = self.max_sitemap_files.unwrap_or(config.max_sitemap_files);
         config.max_sitemap_urls = self.max_sitemap_urls.unwrap_or(config.max_sitemap_urls);
+        // 0: once per run.
+        if let Some(interval) = self.sitemap_revisit {
+            config.sitemap_revisit = (interval > 0.0).then(|| seconds(interval));
+        }
         config.max_pages = self.max_pages;
         config.duration = self.duration.map(seconds);
         config.revisit = match self.revisit.unwrap_or(RevisitArg::Freshet) {
@@ -559,6 +565,7 @@ mod tests {
             revisit_canonical_aliases: Some(false),
             max_sitemap_files: Some(50),
             max_sitemap_urls: Some(50_000),
+            sitemap_revisit: Some(86_400.0),
             max_pages: Some(1_000),
             duration: Some(3_600.0),
             revisit: Some(RevisitArg::Freshet),
@@ -615,7 +622,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 56);
+        assert_eq!(all.len(), 57);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

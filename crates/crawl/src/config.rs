@@ -197,12 +197,17 @@ pub struct CrawlConfig {
     /// as in a one-pass crawl, across resumes too) and its log line names its canonical URL.
     /// Cross-host canonicals, and those the crawl would not fetch, do not count.
     pub revisit_canonical_aliases: bool,
-    /// At most this many sitemap files requested per host and run (indexes, parts, redirect
-    /// hops). Default 50.
+    /// At most this many sitemap files requested per host and read of its sitemaps (indexes,
+    /// parts, redirect hops). Default 50.
     pub max_sitemap_files: u32,
-    /// At most this many sitemap URLs handed to discovery per host and run. Default 50,000,
-    /// the protocol's limit for one file.
+    /// At most this many sitemap URLs handed to discovery per host and read of its sitemaps.
+    /// Default 50,000, the protocol's limit for one file.
     pub max_sitemap_urls: u64,
+    /// How long after a read of a host's sitemaps began they are read again, in the host's
+    /// next slot after that: new URLs are discovered and `<lastmod>`s tell which known pages
+    /// changed (see the crate docs, "Sitemaps"). `None`: once per run. Default one day, as
+    /// robots.txt's cache.
+    pub sitemap_revisit: Option<Duration>,
 }
 
 impl CrawlConfig {
@@ -248,6 +253,7 @@ impl CrawlConfig {
             revisit_canonical_aliases: false,
             max_sitemap_files: 50,
             max_sitemap_urls: 50_000,
+            sitemap_revisit: Some(Duration::from_secs(86_400)),
         }
     }
 
@@ -299,6 +305,9 @@ impl CrawlConfig {
         }
         if self.max_failures == 0 {
             return bad("max_failures", "0".into(), "at least 1");
+        }
+        if self.sitemap_revisit.is_some_and(|interval| interval.is_zero()) {
+            return bad("sitemap_revisit", "0 s".into(), "a positive duration (none: once per run)");
         }
         // A chain's URLs wait in the store with its next hop (see `crawler::complete`).
         if self.fetch.max_redirects > MAX_REDIRECTS {

@@ -142,8 +142,24 @@
 //!   [`CrawlSummary::sitemap_changes`] counts it. A page in flight, never fetched, or out of the
 //!   schedule is left as it is.
 //!
-//! Sitemaps are not revisited in this pass (a later robots.txt refresh does not queue them
-//! again) and not remembered across runs: a resumed crawl fetches them again when it next
+//! - **Sitemaps are read again** [`CrawlConfig::sitemap_revisit`] (one day by default) after a
+//!   host's read of them began, in the host's first slot after that once the read's files are
+//!   all requested: the `Sitemap:` lines of the robots.txt then in force, afresh (the file and
+//!   URL limits count per read). New URLs are discovered; known ones are told changed by
+//!   their `lastmod`s as above. [`CrawlSummary::sitemap_rereads`] counts the reads after the
+//!   first.
+//! - **A `<lastmod>` is checked by the fetch it causes.** A host whose sitemap-triggered fetches
+//!   mostly find the content unchanged (fewer than half of four or more: a generator that
+//!   writes the time of generation for every URL) has its `lastmod`s ignored for the rest of
+//!   the run (the page's log line says so; [`CrawlSummary::sitemap_lastmods_ignored`]); its
+//!   sitemaps are still read for new URLs. [`CrawlSummary::sitemap_changes_confirmed`] counts
+//!   the fetches that found the change.
+//! - **The change-rate estimate learns from the sitemap, not from the fetch it caused**
+//!   ([`revisit::observe_sitemap_change`]): a fetch made because the page changed always
+//!   finds a change, and counted as an observation it would teach a rate several times the
+//!   truth; the reads come at times of their own, so the observation ends at the read.
+//!
+//! Sitemaps are not remembered across runs: a resumed crawl fetches them again when it next
 //! visits the host, and the seen set keeps their URLs from being added twice; so a resumed
 //! crawl learns from their `lastmod`s which of the host's pages changed while it was away.
 //!

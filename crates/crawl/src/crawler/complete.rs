@@ -246,7 +246,11 @@ impl Crawler {
         let text = analysis.text.map(|text| (text, analysis.signature));
         // Before the line is written, so that it can name a near-duplicate (the line and the
         // page's completion reach the disk together, at the next group commit).
-        if let Some(near) = self.finish_page(job, Some(fetch), text, archived.capture, done, now)? {
+        let finished = self.finish_page(job, Some(fetch), text, archived.capture, done, now)?;
+        if let Some(note) = finished.note {
+            line.add_detail(note);
+        }
+        if let Some(near) = finished.near {
             self.summary.near_duplicates += 1;
             let url = self.page_url(PageId(near.page))?.unwrap_or_else(|| format!("page {}", near.page));
             line.add_detail(format_args!(
@@ -262,7 +266,8 @@ impl Crawler {
     /// commit, and the scheduler hears the outcome with the page's new `(w, λ)` — or, if the
     /// page is not to be revisited (a one-pass crawl, a page gone, too many failures), the page
     /// leaves the scheduler and its completion has no next due time. Returns the page fetched
-    /// before whose main text the page's first fetch nearly repeats, if any.
+    /// before whose main text the page's first fetch nearly repeats, if any, and a note for
+    /// the page's log line.
     fn finish_page(
         &mut self,
         job: &Job,
@@ -271,11 +276,11 @@ impl Crawler {
         capture: Option<HeldCapture>,
         done: Done,
         now: f64,
-    ) -> Result<Option<NearMatch>> {
+    ) -> Result<Finished> {
         let JobKind::Page { validators, memory, fingerprint, weight, change_rate, boilerplate, .. } =
             &job.kind
         else {
-            return Ok(None);
+            return Ok(Finished::default());
         };
         let received = fetch
             .and_then(|fetch| fetch.response.as_ref())
@@ -304,11 +309,36 @@ impl Crawler {
             }
             _ => (fingerprint.clone(), None),
         };
+        self.carrier_fetched(job.page, job.host)?;
+        // A page a sitemap said changed: the fetch checks the sitemap's word, and if it was
+        // right, the observation is the sitemap's (see `revisit::observe_sitemap_change`).
+        let told = self.sitemap_told.remove(&job.page);
         let observation = content.then(|| {
             let check = ContentCheck::of(not_modified, fingerprint, &new_fingerprint);
             let modified = last_modified.as_deref().and_then(http_date_unix);
-            (check, revisit::observe(&mut memory, fetched_at, check, modified))
+            let observed = match told {
+                Some(told) if check == ContentCheck::Changed => {
+                    revisit::observe_sitemap_change(&mut memory, told, fetched_at)
+                }
+                _ => revisit::observe(&mut memory, fetched_at, check, modified),
+            };
+            (check, observed)
         });
+        let mut note = None;
+        if told.is_some()
+            && let Some((check @ (ContentCheck::Changed | ContentCheck::Unchanged), _)) = observation
+        {
+            let changed = check == ContentCheck::Changed;
+            self.summary.sitemap_changes_confirmed += u64::from(changed);
+            let trust = &mut self.host_mut(job.host)?.sitemaps.trust;
+            if trust.record(changed) {
+                note = Some(format!(
+                    "the host's sitemap lastmods are ignored for the rest of the run: {}",
+                    trust.describe()
+                ));
+                self.summary.sitemap_lastmods_ignored += 1;
+            }
+        }
         // Gone (4xx but 429, which is a back-off), moved (a redirect: its target is a page of
         // its own), not wanted (its content type), or failing again and again: not revisited.
         let gone = matches!(
@@ -393,7 +423,7 @@ impl Crawler {
         self.scheduler.fetched(job.page, done, now)?;
         // In a focused crawl the host may take its next best new page.
         self.focus_settled(job.page, job.host)?;
-        Ok(near)
+        Ok(Finished { near, note })
     }
 
     /// The fingerprint of a 2xx body: the main-text signature of an HTML page (`text`, read
@@ -601,7 +631,7 @@ impl Crawler {
                 Verdict::Allowed | Verdict::Deferred(_) => {}
             }
         }
-        self.queue_robots_sitemaps(job.host)
+        self.queue_robots_sitemaps(job.host, now)
     }
 
     /// Writes the WARC records of a fetch that got an answer: request and response, or request
@@ -713,6 +743,15 @@ impl Crawler {
     pub(super) fn page_url(&self, page: PageId) -> Result<Option<String>> {
         Ok(self.store.page(page)?.map(|stored| stored.url))
     }
+}
+
+/// What `finish_page` reports for the page's log line.
+#[derive(Default)]
+struct Finished {
+    /// The page fetched before whose main text this first fetch nearly repeats.
+    near: Option<NearMatch>,
+    /// A note for the line's detail.
+    note: Option<String>,
 }
 
 /// What [`Crawler::archive_page`] wrote.

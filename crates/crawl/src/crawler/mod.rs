@@ -110,6 +110,15 @@ pub struct CrawlSummary {
     /// Known pages a sitemap said changed after their last fetch (a `<lastmod>` later than
     /// it): each made due at once, as a page never fetched (see `crawler::sitemaps`).
     pub sitemap_changes: u64,
+    /// Of the fetches those made, the ones that found the content changed (a comparison was
+    /// possible and the sitemap was right).
+    pub sitemap_changes_confirmed: u64,
+    /// Reads of a host's sitemaps begun after its first in this run
+    /// ([`CrawlConfig::sitemap_revisit`]).
+    pub sitemap_rereads: u64,
+    /// Hosts whose `<lastmod>`s were found mostly wrong and are ignored for the rest of the
+    /// run (see `crawler::sitemaps::LastmodTrust`).
+    pub sitemap_lastmods_ignored: u64,
     /// A focused crawl's bandit: each arm (estimator) and the pages it chose whose fetch
     /// rewarded it (empty without a bandit).
     pub focus_arm_pulls: Vec<(String, u64)>,
@@ -192,9 +201,16 @@ pub struct Crawler {
     /// commit has given them ids: the page and the range of its links in `pending_urls`.
     link_sources: Vec<(PageId, std::ops::Range<usize>)>,
     /// Sitemap entries with a `<lastmod>` since the last commit: the index of the entry's URL
-    /// in `pending_urls` and the instant (Unix seconds), checked once the commit has given the
-    /// URL its id.
-    sitemap_lastmods: Vec<(usize, f64)>,
+    /// in `pending_urls`, the instant (Unix seconds) and when the sitemap was read, checked
+    /// once the commit has given the URL its id.
+    sitemap_lastmods: Vec<(usize, crate::revisit::SitemapTold)>,
+    /// Known pages a sitemap said changed, made due at once and not fetched since (set by
+    /// `sitemap_changes`, taken by `finish_page`). In memory only: a crash loses at most the
+    /// sitemap's word, and the page's next fetch is observed as any other.
+    sitemap_told: HashMap<PageId, crate::revisit::SitemapTold>,
+    /// When each host's sitemaps are due to be read again (Unix seconds as bits, with the
+    /// host's id; see `Crawler::wake_sitemap_reads`), earliest first.
+    sitemap_timers: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
     /// Each page's kept out-links at its last fetch with content (indexed by page id), passed
     /// again when it answers 304 (no body, same links). In memory only: 4 bytes a link.
     link_cache: Vec<Box<[u32]>>,
@@ -345,6 +361,8 @@ impl Crawler {
                 .transpose()?,
             link_scores: Vec::new(),
             canonical_aliases: HashSet::new(),
+            sitemap_told: HashMap::new(),
+            sitemap_timers: std::collections::BinaryHeap::new(),
             link_sources: Vec::new(),
             sitemap_lastmods: Vec::new(),
             link_cache: Vec::new(),
@@ -374,6 +392,9 @@ impl Crawler {
                 identical_payloads: 0,
                 near_duplicates: 0,
                 sitemap_changes: 0,
+                sitemap_changes_confirmed: 0,
+                sitemap_rereads: 0,
+                sitemap_lastmods_ignored: 0,
                 duplicates: 0,
                 focus_arm_pulls: Vec::new(),
                 canonical_aliases: 0,
@@ -580,6 +601,7 @@ impl Crawler {
                 }
                 self.focus_top_up(unix_now())?;
             }
+            let sitemap_due = if stopping { None } else { self.wake_sitemap_reads(unix_now())? };
             while !stopping && !self.page_limit_reached() && self.jobs.len() < self.config.max_in_flight {
                 let now = unix_now();
                 match self.scheduler.next(now) {
@@ -618,6 +640,11 @@ impl Crawler {
                     wait = Some(unix_now() + 0.05);
                 }
             }
+            // A host's sitemap read falling due wakes the loop, to lend it a page's turn.
+            let wait = match (wait, sitemap_due) {
+                (Some(at), Some(due)) => Some(at.min(due)),
+                (at, due) => at.or(due),
+            };
             let sleep = wait.map(|at| Duration::try_from_secs_f64(at - unix_now()).unwrap_or_default());
             tokio::select! {
                 biased;
@@ -709,6 +736,7 @@ impl Crawler {
         let state = self.host_mut(host)?;
         let (not_before, delay) = (state.not_before, state.delay);
         let verdict = state.verdict(&agent, freshet_url::path_and_query(&url), now);
+        state.sitemaps.last_page = Some(page);
         // The host's queued sitemaps go first, each in a page's slot (see `sitemaps`).
         if matches!(verdict, Verdict::Allowed | Verdict::Disallowed | Verdict::TooComplex)
             && self.start_sitemap(page, host, now)?

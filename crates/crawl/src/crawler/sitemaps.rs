@@ -23,22 +23,76 @@ use crate::error::Result;
 use crate::hosts::Verdict;
 use crate::job::{Job, JobKind};
 use crate::log::{LogKind, LogLine};
+use crate::revisit::SitemapTold;
 
 /// One host's sitemaps in this run.
 #[derive(Debug, Default)]
 pub(crate) struct HostSitemaps {
-    /// Whether its robots.txt's `Sitemap:` lines were queued (once per host and run).
+    /// Whether its robots.txt's `Sitemap:` lines were queued for the current read.
     listed: bool,
+    /// When the current read began (Unix seconds): the files are read again in the host's
+    /// first slot [`CrawlConfig::sitemap_revisit`](crate::CrawlConfig) after it, once the
+    /// queue is empty.
+    read_started: Option<f64>,
+    /// When the read before the current one began.
+    previous_read_started: Option<f64>,
+    /// Whether the host's `<lastmod>`s are believed (see [`LastmodTrust`]).
+    pub(crate) trust: LastmodTrust,
+    /// A page of the host started lately: the one to borrow a slot from when a read is due
+    /// and no page of the host is (see [`Crawler::wake_sitemap_reads`]).
+    pub(crate) last_page: Option<PageId>,
+    /// The page whose turn a due read borrowed (made due at once by
+    /// `Scheduler::mark_stale`), with its last fetch, given back when the read's files are
+    /// all requested.
+    carrier: Option<(PageId, f64)>,
     /// Sitemap URLs to request, in the order they were found; its buffer is given back once
     /// empty (most hosts have one sitemap, requested once, and a crawl may have 10^5 hosts).
     queue: VecDeque<Url>,
     /// The fingerprint (`freshet_frontier::url_fingerprint`, as the seen set's) of every
-    /// sitemap URL queued in this run (requested or still to be): no file twice, and their
-    /// number is the host's file count. Fingerprints, not the URLs: 8 bytes a file, not ~100,
-    /// kept for the whole run.
+    /// sitemap URL queued in the current read (requested or still to be): no file twice in a
+    /// read, and their number is the read's file count. Fingerprints, not the URLs: 8 bytes a
+    /// file, not ~100.
     queued: HashSet<u64>,
-    /// URLs handed to discovery in this run.
+    /// URLs handed to discovery in the current read.
     urls: u64,
+}
+
+/// Sitemap-triggered fetches that found the content changed, or not: a host whose
+/// `<lastmod>`s are mostly wrong (many sitemap generators write the time of generation for
+/// every URL) would otherwise make its every page due at each read of its sitemaps, and the
+/// budget would go to refetching unchanged pages. After [`LastmodTrust::CHECKS`] such fetches
+/// with fewer than half confirmed, the host's `<lastmod>`s are ignored for the rest of the run
+/// (its sitemaps are still read for new URLs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LastmodTrust {
+    /// Fetches made because a `<lastmod>` said the page changed, with a content comparison.
+    checked: u32,
+    /// Of those, the ones that found the content changed.
+    confirmed: u32,
+}
+
+impl LastmodTrust {
+    /// Checks before a verdict.
+    pub(crate) const CHECKS: u32 = 4;
+
+    /// Whether the host's `<lastmod>`s are believed: until [`Self::CHECKS`] fetches were
+    /// checked, and after that while at least half of them found a change.
+    pub(crate) fn trusted(self) -> bool {
+        self.checked < Self::CHECKS || 2 * self.confirmed >= self.checked
+    }
+
+    /// Counts one sitemap-triggered fetch; returns whether this one withdrew the host's trust.
+    pub(crate) fn record(&mut self, changed: bool) -> bool {
+        let before = self.trusted();
+        self.checked = self.checked.saturating_add(1);
+        self.confirmed = self.confirmed.saturating_add(u32::from(changed));
+        before && !self.trusted()
+    }
+
+    /// `confirmed of checked`, for log lines.
+    pub(crate) fn describe(self) -> String {
+        format!("{} of {} sitemap-triggered fetches found a change", self.confirmed, self.checked)
+    }
 }
 
 /// What became of a sitemap URL offered to a host's queue.
@@ -54,6 +108,11 @@ enum Offer {
     OverLimit,
 }
 
+/// The interval's seconds (infinite for none: once per run).
+fn interval_seconds(interval: Option<std::time::Duration>) -> f64 {
+    interval.map_or(f64::INFINITY, |interval| interval.as_secs_f64())
+}
+
 impl Offer {
     fn describe(self) -> &'static str {
         match self {
@@ -66,6 +125,21 @@ impl Offer {
 }
 
 impl HostSitemaps {
+    /// Whether a new read of the sitemaps is due at `now`: the last one began at least
+    /// `interval` seconds ago and none of its files is left to request.
+    pub(crate) fn read_due(&self, now: f64, interval: Option<std::time::Duration>) -> bool {
+        let (Some(interval), Some(started)) = (interval, self.read_started) else { return false };
+        self.queue.is_empty() && now - started >= interval.as_secs_f64()
+    }
+
+    /// Forgets the current read (files queued and counted, URLs counted), so that the next
+    /// [`Crawler::queue_robots_sitemaps`] begins a new one.
+    fn end_read(&mut self) {
+        self.listed = false;
+        self.queued = HashSet::new();
+        self.urls = 0;
+    }
+
     /// Queues `url` if it is on `robots_url`'s origin, new, and within `max_files`.
     fn offer(&mut self, url: Url, robots_url: &Url, max_files: u32) -> Offer {
         if url.origin() != robots_url.origin() {
@@ -85,10 +159,11 @@ impl HostSitemaps {
 }
 
 impl Crawler {
-    /// Called when `host`'s robots.txt has been fetched: the first time its rules are known in
-    /// this run, queues the sitemaps its `Sitemap:` lines name on its own origin (a relative
-    /// URL is resolved against the robots.txt's).
-    pub(super) fn queue_robots_sitemaps(&mut self, host: HostId) -> Result<()> {
+    /// Called when `host`'s robots.txt has been fetched, and when a new read of its sitemaps is
+    /// due: the first time in a read that its rules are known, queues the sitemaps its
+    /// `Sitemap:` lines name on its own origin (a relative URL is resolved against the
+    /// robots.txt's), and notes `now` as the read's start.
+    pub(super) fn queue_robots_sitemaps(&mut self, host: HostId, now: f64) -> Result<()> {
         if !self.config.sitemaps {
             return Ok(());
         }
@@ -107,8 +182,21 @@ impl Crawler {
             .collect();
         state.sitemaps.listed = true;
         let robots_url = state.robots_url.clone();
+        let mut queued = false;
         for url in listed {
-            state.sitemaps.offer(url, &robots_url, max_files);
+            queued |= state.sitemaps.offer(url, &robots_url, max_files) == Offer::Queued;
+        }
+        // A read begins only with a file to request: a host without sitemaps gets no timer
+        // (its robots.txt is looked at again when it is fetched again).
+        if !queued {
+            state.sitemaps.listed = false;
+            return Ok(());
+        }
+        state.sitemaps.previous_read_started = state.sitemaps.read_started.replace(now);
+        if let Some(interval) = self.config.sitemap_revisit {
+            let due = now + interval.as_secs_f64();
+            // Positive finite times order as their bits.
+            self.sitemap_timers.push(std::cmp::Reverse((due.to_bits(), host.0)));
         }
         Ok(())
     }
@@ -120,6 +208,13 @@ impl Crawler {
     pub(super) fn start_sitemap(&mut self, page: PageId, host: HostId, now: f64) -> Result<bool> {
         if !self.config.sitemaps {
             return Ok(false);
+        }
+        let revisit = self.config.sitemap_revisit;
+        let state = self.host_mut(host)?;
+        if state.sitemaps.read_due(now, revisit) {
+            state.sitemaps.end_read();
+            self.summary.sitemap_rereads += 1;
+            self.queue_robots_sitemaps(host, now)?;
         }
         let agent = self.agent.clone();
         let state = self.host_mut(host)?;
@@ -164,6 +259,76 @@ impl Crawler {
         Ok(true)
     }
 
+    /// Makes sure that each host whose sitemaps are due to be read again (or whose read has
+    /// files left to request) gets a slot soon: a read takes a page's slot, and with no page of
+    /// the host due (a budget that revisits the host rarely) it would wait for one. So the
+    /// host's last started page lends its turn: it is made due at once
+    /// (`Scheduler::mark_stale`), its slot goes to the sitemap ([`Crawler::start_sitemap`]),
+    /// and once the read's files are all requested it gets its last fetch back
+    /// (`Scheduler::set_last_fetch`), so no page is fetched for it. A host whose page is
+    /// in flight is tried again a second later. Returns when the next read falls due, for the
+    /// crawl loop's sleep.
+    pub(super) fn wake_sitemap_reads(&mut self, now: f64) -> Result<Option<f64>> {
+        let interval = self.config.sitemap_revisit;
+        while let Some(&std::cmp::Reverse((due_bits, host))) = self.sitemap_timers.peek() {
+            let due = f64::from_bits(due_bits);
+            if due > now {
+                return Ok(Some(due));
+            }
+            self.sitemap_timers.pop();
+            let host = HostId(host);
+            let state = self.host_mut(host)?;
+            let sitemaps = &state.sitemaps;
+            let wanted = sitemaps.read_due(now, interval) || !sitemaps.queue.is_empty();
+            // A read begun since has a timer of its own; a host with a carrier waits for it.
+            let begun_since =
+                sitemaps.read_started.is_some_and(|started| started + interval_seconds(interval) > due);
+            if !wanted || begun_since || sitemaps.carrier.is_some() {
+                continue;
+            }
+            // The page to lend its turn: one fetched before and not in flight. One in flight is
+            // tried again a second later; with none at all, the read waits for the host's next
+            // slot (`start_sitemap` looks whenever a page of the host is started).
+            let Some(page) = sitemaps.last_page else { continue };
+            let Some(last_fetch) = self.scheduler.last_fetch(page) else { continue };
+            if self.scheduler.mark_stale(page, now)? {
+                self.host_mut(host)?.sitemaps.carrier = Some((page, last_fetch));
+            } else {
+                let retry = now + 1.0;
+                self.sitemap_timers.push(std::cmp::Reverse((retry.to_bits(), host.0)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// `page` of `host` was fetched as a page: if it was lending its turn to a sitemap read
+    /// (whose files another page's slot took), it has nothing left to give back.
+    pub(super) fn carrier_fetched(&mut self, page: PageId, host: HostId) -> Result<()> {
+        let sitemaps = &mut self.host_mut(host)?.sitemaps;
+        if sitemaps.carrier.is_some_and(|(carrier, _)| carrier == page) {
+            sitemaps.carrier = None;
+        }
+        Ok(())
+    }
+
+    /// Gives the page that lent its turn to `host`'s sitemap read its last fetch back, once
+    /// the read's files are all requested (see [`Crawler::wake_sitemap_reads`]).
+    fn return_carrier(&mut self, host: HostId, now: f64) -> Result<()> {
+        let state = self.host_mut(host)?;
+        if !state.sitemaps.queue.is_empty() {
+            return Ok(());
+        }
+        if let Some((page, last_fetch)) = state.sitemaps.carrier.take() {
+            // A page removed since (gone, given up) has nothing to give back.
+            if let Err(error) = self.scheduler.set_last_fetch(page, last_fetch, now)
+                && !matches!(error, freshet_schedule::online::OnlineError::UnknownPage(_))
+            {
+                return Err(error.into());
+            }
+        }
+        Ok(())
+    }
+
     /// A sitemap job ended: the request archived and logged, the file's URLs discovered (depth
     /// 1, as links of no page) or its sitemaps queued, the page whose slot it used handed back.
     /// Whatever came back (an error status, a body that is not a sitemap, a file cut short) is
@@ -185,7 +350,7 @@ impl Crawler {
             // The fetcher's own detail (a body cut at its cap) is kept after what was read.
             let fetcher_detail = line.detail.take();
             let read = match parsed {
-                Some(Ok(sitemap)) => Some(self.read_sitemap(job.host, &sitemap)?),
+                Some(Ok(sitemap)) => Some(self.read_sitemap(job.host, &sitemap, now)?),
                 Some(Err(error)) => {
                     line.outcome = "not-a-sitemap".into();
                     Some(error.to_string())
@@ -207,7 +372,7 @@ impl Crawler {
             self.log.write(&line)?;
         }
         self.scheduler.fetched(job.page, Done::BackOff { retry_after: 0.0 }, now)?;
-        Ok(())
+        self.return_carrier(job.host, now)
     }
 
     /// After a commit: each known page a sitemap entry listed with a `<lastmod>` later than the
@@ -216,14 +381,17 @@ impl Crawler {
     /// (`Scheduler::mark_stale`), and logged. A new page is due at once anyway; a page never
     /// fetched, in flight, or not in the schedule (given up, not to be revisited) is left as
     /// it is. `lastmods` holds the entries' indices among the commit's admissions and `urls`.
+    /// The page's next fetch finds out whether the sitemap was right ([`LastmodTrust`]) and,
+    /// if so, counts the sitemap's word as its observation ([`SitemapTold`]).
     pub(super) fn sitemap_changes(
         &mut self,
         report: &CommitReport,
         urls: &[Url],
-        lastmods: &[(usize, f64)],
+        lastmods: &[(usize, SitemapTold)],
     ) -> Result<()> {
         let now = unix_now();
-        for &(index, lastmod) in lastmods {
+        for &(index, told) in lastmods {
+            let lastmod = told.lastmod;
             let (Some(admission), Some(url)) = (report.admissions.get(index), urls.get(index)) else {
                 continue;
             };
@@ -235,6 +403,7 @@ impl Crawler {
                 continue;
             }
             self.summary.sitemap_changes += 1;
+            self.sitemap_told.insert(admission.page, told);
             let detail =
                 format!("sitemap lastmod {lastmod:.0} after the last fetch at {last_fetch:.0}: due now");
             self.log.write(&LogLine::changed(url.as_str(), detail))?;
@@ -250,10 +419,11 @@ impl Crawler {
         Ok(state.sitemaps.offer(url, &robots_url, max_files))
     }
 
-    /// Takes what a parsed sitemap lists: pages to discovery (within the host's URL limit; a
-    /// given `priority` becomes the discovery's starting weight in the store), sitemaps to the
-    /// host's queue. Returns the log line's detail.
-    fn read_sitemap(&mut self, host: HostId, sitemap: &Sitemap) -> Result<String> {
+    /// Takes what a parsed sitemap, read at `now`, lists: pages to discovery (within the
+    /// host's URL limit; a given `priority` becomes the discovery's starting weight in the
+    /// store; a `lastmod` is kept for `sitemap_changes` while the host's are trusted), sitemaps
+    /// to the host's queue. Returns the log line's detail.
+    fn read_sitemap(&mut self, host: HostId, sitemap: &Sitemap, now: f64) -> Result<String> {
         let mut detail = String::from(match sitemap.format {
             SitemapFormat::UrlSet => "urlset",
             SitemapFormat::Index => "index",
@@ -265,15 +435,21 @@ impl Crawler {
         match sitemap.format {
             SitemapFormat::UrlSet | SitemapFormat::Text => {
                 let max_urls = self.config.max_sitemap_urls;
-                let room = max_urls.saturating_sub(self.host_mut(host)?.sitemaps.urls);
+                let state = self.host_mut(host)?;
+                let room = max_urls.saturating_sub(state.sitemaps.urls);
+                let trusted = state.sitemaps.trust.trusted();
+                let previous_read = state.sitemaps.previous_read_started;
                 let take = sitemap.urls.len().min(usize::try_from(room).unwrap_or(usize::MAX));
                 for entry in &sitemap.urls[..take] {
                     let before = self.pending_urls.len();
                     self.discover(entry.url.clone(), 1, None)?;
-                    if self.pending_urls.len() > before
+                    if trusted
+                        && self.pending_urls.len() > before
                         && let Some(last_modified) = entry.last_modified
                     {
-                        self.sitemap_lastmods.push((before, last_modified.unix_seconds));
+                        let lastmod = last_modified.unix_seconds;
+                        let told = SitemapTold { read_at: now, lastmod, previous_read };
+                        self.sitemap_lastmods.push((before, told));
                     }
                     if entry.priority_given
                         && self.pending_urls.len() > before
@@ -284,6 +460,13 @@ impl Crawler {
                 }
                 self.host_mut(host)?.sitemaps.urls += take as u64;
                 let _ = write!(detail, ": {take} URLs");
+                if !trusted {
+                    let _ = write!(
+                        detail,
+                        " (lastmods ignored: {})",
+                        self.host_mut(host)?.sitemaps.trust.describe()
+                    );
+                }
                 let left = sitemap.urls.len() - take;
                 if left > 0 {
                     let _ = write!(detail, ", {left} more over the host's limit of {max_urls} URLs");
@@ -349,5 +532,54 @@ mod tests {
         sitemaps.queue.clear();
         assert_eq!(sitemaps.offer(url("http://a.test:8080/s3.xml"), &robots, 2), Offer::OverLimit);
         assert_eq!(sitemaps.offer(url("http://a.test:8080/s1.xml"), &robots, 2), Offer::Again);
+    }
+
+    #[test]
+    fn a_new_read_is_due_after_the_interval_once_the_last_one_is_done_and_starts_afresh() {
+        let robots = url("http://a.test/robots.txt");
+        let day = Some(std::time::Duration::from_secs(86_400));
+        let mut sitemaps = HostSitemaps::default();
+        // No read begun: the robots.txt's arrival begins the first.
+        assert!(!sitemaps.read_due(1e9, day));
+        sitemaps.read_started = Some(1_000.0);
+        assert_eq!(sitemaps.offer(url("http://a.test/s1.xml"), &robots, 1), Offer::Queued);
+        sitemaps.urls = 7;
+        // Files of the read still to request: not before they are.
+        assert!(!sitemaps.read_due(1_000.0 + 86_400.0, day));
+        sitemaps.queue.clear();
+        assert!(!sitemaps.read_due(1_000.0 + 86_399.0, day));
+        assert!(sitemaps.read_due(1_000.0 + 86_400.0, day));
+        // Once per run when there is no interval.
+        assert!(!sitemaps.read_due(1e12, None));
+        // A new read: the same files may be queued again, the limits count afresh.
+        sitemaps.end_read();
+        assert_eq!((sitemaps.listed, sitemaps.urls), (false, 0));
+        assert_eq!(sitemaps.offer(url("http://a.test/s1.xml"), &robots, 1), Offer::Queued);
+        assert_eq!(sitemaps.offer(url("http://a.test/s2.xml"), &robots, 1), Offer::OverLimit);
+    }
+
+    #[test]
+    fn lastmods_lose_trust_when_most_of_the_fetches_they_made_found_nothing_changed() {
+        let mut trust = LastmodTrust::default();
+        // Three wrong of three: not yet a verdict.
+        for _ in 0..3 {
+            assert!(!trust.record(false));
+            assert!(trust.trusted());
+        }
+        // The fourth check decides.
+        assert!(trust.record(true), "1 of 4 confirmed is under half");
+        let mut wrong = LastmodTrust::default();
+        assert!(!wrong.record(false) && !wrong.record(false) && !wrong.record(false));
+        assert!(wrong.record(false), "4 of 4 wrong withdraws the trust, once");
+        assert!(!wrong.trusted());
+        assert!(!wrong.record(true), "already withdrawn");
+        assert_eq!(wrong.describe(), "1 of 5 sitemap-triggered fetches found a change");
+        // Half right keeps it.
+        let mut half = LastmodTrust::default();
+        for changed in [true, false, true, false, true, false] {
+            assert!(!half.record(changed));
+        }
+        assert!(half.trusted());
+        assert!(half.record(false), "3 of 7 is under half");
     }
 }

@@ -300,6 +300,28 @@ impl<O: Objective> Scheduler<O> {
     /// # Errors
     /// [`OnlineError::UnknownPage`].
     pub fn mark_stale(&mut self, page: PageId, now: f64) -> OnlineResult<bool> {
+        self.reinsert(page, now, None)
+    }
+
+    /// The local copy of `page` is that of a fetch at `last_fetch` (undoing a
+    /// [`mark_stale`](Self::mark_stale) that only borrowed the page's turn: a crawler that
+    /// needs its host's next politeness slot for a request of its own, a sitemap say): the page
+    /// competes with `V(now − last_fetch)` again. Its weight and change rate are kept. A page
+    /// in flight is left alone. Returns whether the page was changed.
+    ///
+    /// # Errors
+    /// [`OnlineError::UnknownPage`], and [`OnlineError::InvalidTime`] if `last_fetch` is not
+    /// finite.
+    pub fn set_last_fetch(&mut self, page: PageId, last_fetch: f64, now: f64) -> OnlineResult<bool> {
+        if !last_fetch.is_finite() {
+            return Err(OnlineError::InvalidTime { page, time: last_fetch });
+        }
+        self.reinsert(page, now, Some(last_fetch))
+    }
+
+    /// `page` removed and added again with its weight and change rate, its copy that of
+    /// `last_fetch` (`None`: never fetched); a page in flight is left alone (`false`).
+    fn reinsert(&mut self, page: PageId, now: f64, last_fetch: Option<f64>) -> OnlineResult<bool> {
         let slot = *self.present_page_mut(page)?;
         if slot.in_flight() {
             return Ok(false);
@@ -307,7 +329,7 @@ impl<O: Objective> Scheduler<O> {
         let (host, weight, change_rate) =
             (HostId(slot.host), f64::from(slot.weight), f64::from(slot.change_rate));
         self.remove(page)?;
-        self.insert(page, host, weight, change_rate, now, None)?;
+        self.insert(page, host, weight, change_rate, now, last_fetch)?;
         Ok(true)
     }
 

@@ -344,6 +344,33 @@ fn a_page_marked_stale_is_due_at_once() {
     assert_eq!(scheduler.last_fetch(PageId(9)), None);
 }
 
+/// A page marked stale only to borrow its host's slot gets its copy's time back: it is not due
+/// at once any more, and competes with its age again; a page in flight is left alone, and a
+/// time that is not finite is refused.
+#[test]
+fn a_page_given_back_its_last_fetch_waits_for_its_turn_again() {
+    let budget = Budget { initial_lambda0: Some(1.0), ..Budget::new(10.0) };
+    let mut scheduler = Scheduler::freshness(budget).unwrap();
+    scheduler.set_host(HostId(0), Politeness::default()).unwrap();
+    scheduler.restore(PageId(0), HostId(0), 1.0, 0.1, 0.0, 0.0).unwrap();
+    let Decision::WaitUntil(due) = scheduler.next(0.5) else { panic!("not due at 0.5") };
+    assert!(scheduler.mark_stale(PageId(0), 0.5).unwrap());
+    assert!(scheduler.set_last_fetch(PageId(0), 0.0, 0.5).unwrap());
+    assert_eq!(scheduler.last_fetch(PageId(0)), Some(0.0));
+    assert_eq!(scheduler.next(0.5), Decision::WaitUntil(due), "due when it was before");
+    let explanation = scheduler.explain(PageId(0), 0.5).unwrap();
+    assert!((explanation.value_at_infinity - 10.0).abs() < 1e-6, "w/λ kept: {explanation:?}");
+    assert!(matches!(
+        scheduler.set_last_fetch(PageId(0), f64::NAN, 0.6),
+        Err(OnlineError::InvalidTime { .. })
+    ));
+    assert!(scheduler.mark_stale(PageId(0), 0.6).unwrap());
+    assert_eq!(scheduler.next(0.6), Decision::Fetch { page: PageId(0), host: HostId(0) });
+    assert!(!scheduler.set_last_fetch(PageId(0), 0.0, 0.6).unwrap(), "in flight: left alone");
+    assert_eq!(scheduler.last_fetch(PageId(0)), None);
+    assert!(matches!(scheduler.set_last_fetch(PageId(9), 0.0, 1.0), Err(OnlineError::UnknownPage(_))));
+}
+
 /// Regression (found by the crawler's focused crawl, `freshet_crawl::focus`): pages never
 /// fetched whose weights move while they wait (re-estimated as links to them are found), with
 /// pages removed as their fetches end and new ones added, must all be fetched: `next` never

@@ -1,0 +1,207 @@
+//! Sitemaps read again during a revisiting crawl, end to end on 127.0.0.1: a host's sitemap is
+//! re-read every `sitemap_revisit`, its new URLs are discovered and a known page whose
+//! `<lastmod>` moves past its last fetch is fetched again at once; and a host whose `<lastmod>`s
+//! are wrong (the time of the sitemap's generation for every URL) has them ignored once the
+//! fetches they caused found nothing changed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{crawl_for, one_pass_config, read_log, warcio_check};
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use freshet_crawl::{LogKind, Revisit};
+
+/// How often the site adds a page to its sitemap: new pages are due at once, so the host gets
+/// slots (a sitemap read takes a page's slot) while the budget brings no revisits.
+const NEW_PAGE_EVERY: f64 = 0.2;
+
+/// The site: requests per path, `/a`'s version and the `lastmod` its sitemap gives it, and
+/// whether every entry's `lastmod` is the time of the request (a lying generator).
+struct Site {
+    started: Instant,
+    requests: Mutex<HashMap<String, u32>>,
+    a_version: Mutex<(u32, String)>,
+    lastmod_is_now: bool,
+}
+
+/// W3C datetime of the Unix time `seconds`, with milliseconds.
+fn w3c(seconds: f64) -> String {
+    let whole = seconds.floor() as i64;
+    let (days, day_seconds) = (whole.div_euclid(86_400), whole.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let shifted = days + 719_468;
+    let era = shifted.div_euclid(146_097);
+    let day_of_era = shifted - era * 146_097;
+    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    let millis = ((seconds - whole as f64) * 1000.0).floor() as i64;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        day_seconds / 3600,
+        day_seconds / 60 % 60,
+        day_seconds % 60
+    )
+}
+
+fn unix_now() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64()
+}
+
+fn answer(site: &Site, origin: &str, path: &str) -> axum::response::Response {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse as _;
+    *site.requests.lock().unwrap().entry(path.to_owned()).or_default() += 1;
+    let html = |body: &str| ([(header::CONTENT_TYPE, "text/html")], body.to_owned()).into_response();
+    let new_pages = (site.started.elapsed().as_secs_f64() / NEW_PAGE_EVERY) as u32 + 1;
+    match path {
+        "/robots.txt" => format!("User-agent: *\nAllow: /\nSitemap: {origin}/sitemap.xml\n").into_response(),
+        "/sitemap.xml" => {
+            let now = w3c(unix_now());
+            let lastmod = |fixed: &str| if site.lastmod_is_now { now.clone() } else { fixed.to_owned() };
+            let a_lastmod = lastmod(&site.a_version.lock().unwrap().1);
+            let mut xml = String::from(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+                 <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
+            );
+            let _ = writeln!(xml, "<url><loc>{origin}/a</loc><lastmod>{a_lastmod}</lastmod></url>");
+            let _ =
+                writeln!(xml, "<url><loc>{origin}/b</loc><lastmod>{}</lastmod></url>", lastmod("2001-01-01"));
+            for page in 0..new_pages {
+                let _ = writeln!(
+                    xml,
+                    "<url><loc>{origin}/n{page}</loc><lastmod>{}</lastmod></url>",
+                    lastmod("2001-01-01")
+                );
+            }
+            xml.push_str("</urlset>\n");
+            ([(header::CONTENT_TYPE, "application/xml")], xml).into_response()
+        }
+        "/" => html("<html><body><a href=\"/a\">a</a> <a href=\"/b\">b</a></body></html>"),
+        "/a" => {
+            // Each version's text is another one (a new word is not a change to the main text's
+            // signature, `freshet-content`).
+            let text = match site.a_version.lock().unwrap().0 {
+                1 => "The first story: a river rose over its banks in the night and the town woke to water.",
+                _ => "A second story replaced it: the council voted to build a new bridge before winter.",
+            };
+            html(&format!("<html><body><p>{text}</p></body></html>"))
+        }
+        "/b" => html("<html><body><p>The b page, which never changes.</p></body></html>"),
+        _ if path.starts_with("/n") => html(&format!("<html><body><p>A new page, {path}.</p></body></html>")),
+        _ => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+async fn start(site: Arc<Site>) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://localhost:{}", listener.local_addr().unwrap().port());
+    let app_origin = origin.clone();
+    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+        let (site, origin) = (Arc::clone(&site), app_origin.clone());
+        async move { answer(&site, &origin, uri.path()) }
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    origin
+}
+
+fn requests(site: &Site, path: &str) -> u32 {
+    site.requests.lock().unwrap().get(path).copied().unwrap_or(0)
+}
+
+/// Revisits on at a budget that brings none within these seconds; sitemaps re-read every
+/// 0.3 s.
+fn config(data: &std::path::Path, origin: &str) -> freshet_crawl::CrawlConfig {
+    let mut config = one_pass_config(data, &[format!("{origin}/")]);
+    config.revisit = Revisit::Freshet;
+    config.rate = 0.01;
+    config.sitemap_revisit = Some(Duration::from_millis(300));
+    config
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sitemaps_read_again_find_new_pages_and_a_known_page_that_changed() {
+    let site = Arc::new(Site {
+        started: Instant::now(),
+        requests: Mutex::default(),
+        a_version: Mutex::new((1, "2001-01-01".into())),
+        lastmod_is_now: false,
+    });
+    let origin = start(Arc::clone(&site)).await;
+    let data = tempfile::tempdir().unwrap();
+    let changer = Arc::clone(&site);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
+        *changer.a_version.lock().unwrap() = (2, w3c(unix_now()));
+    });
+
+    let summary = crawl_for(config(data.path(), &origin), 4.0).await;
+    let sitemap_reads = requests(&site, "/sitemap.xml");
+    assert!(sitemap_reads >= 4, "the sitemap read {sitemap_reads} times");
+    assert_eq!(u64::from(sitemap_reads), summary.sitemap_rereads + 1);
+    // Pages the sitemap added while the crawl ran were found by reading it again.
+    let new_fetched = (0..40).filter(|page| requests(&site, &format!("/n{page}")) > 0).count();
+    assert!(new_fetched >= 8, "{new_fetched} new pages fetched");
+    // The reads took the turns of pages fetched before (no page of the host was due at this
+    // budget), and gave them back: no page was fetched again for them.
+    for page in ["/".to_owned(), "/b".to_owned()].into_iter().chain((0..40).map(|page| format!("/n{page}"))) {
+        assert!(requests(&site, &page) <= 1, "{page} fetched {} times", requests(&site, &page));
+    }
+    // /a changed once, and the sitemap said so: fetched again, once, and found changed.
+    assert_eq!(requests(&site, "/a"), 2);
+    assert_eq!(requests(&site, "/b"), 1, "/b's lastmod never moved");
+    assert_eq!((summary.sitemap_changes, summary.sitemap_changes_confirmed), (1, 1));
+    assert_eq!(summary.sitemap_lastmods_ignored, 0);
+    let log = read_log(data.path());
+    let changed: Vec<_> = log.iter().filter(|line| line.kind == LogKind::Changed).collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert!(changed[0].url.ends_with("/a"), "{changed:?}");
+    warcio_check(data.path());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lastmods_that_the_fetches_find_wrong_are_ignored_for_the_rest_of_the_run() {
+    let site = Arc::new(Site {
+        started: Instant::now(),
+        requests: Mutex::default(),
+        a_version: Mutex::new((1, "2001-01-01".into())),
+        lastmod_is_now: true,
+    });
+    let origin = start(Arc::clone(&site)).await;
+    let data = tempfile::tempdir().unwrap();
+
+    let summary = crawl_for(config(data.path(), &origin), 4.0).await;
+    assert!(summary.sitemap_rereads >= 4, "{} re-reads", summary.sitemap_rereads);
+    assert_eq!(summary.sitemap_lastmods_ignored, 1);
+    assert_eq!(summary.sitemap_changes_confirmed, 0, "nothing ever changed");
+    // The reads after the verdict tell no page changed: the pages told are those of the reads
+    // before it (a read tells at most every page fetched by then, the verdict comes within
+    // the first read's fetches plus those already told), far fewer than every page at every read.
+    let log = read_log(data.path());
+    let told = log.iter().filter(|line| line.kind == LogKind::Changed).count() as u64;
+    assert_eq!(told, summary.sitemap_changes);
+    let pages_fetched = log.iter().filter(|line| line.kind == LogKind::Page).count() as u64;
+    assert!(told < pages_fetched, "{told} told of {pages_fetched} pages fetched");
+    let verdict = log.iter().position(|line| {
+        line.detail.as_deref().is_some_and(|detail| detail.contains("ignored for the rest of the run"))
+    });
+    let verdict = verdict.expect("a page's line says the lastmods are ignored");
+    assert!(
+        !log[verdict..].iter().any(|line| line.kind == LogKind::Changed),
+        "no page told changed after the verdict"
+    );
+    let ignored_reads = log[verdict..]
+        .iter()
+        .filter(|line| line.kind == LogKind::Sitemap)
+        .filter(|line| line.detail.as_deref().is_some_and(|detail| detail.contains("lastmods ignored")))
+        .count();
+    assert!(ignored_reads >= 2, "{ignored_reads} sitemap reads after the verdict say so");
+}
