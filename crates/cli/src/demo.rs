@@ -32,6 +32,7 @@ use freshet_url::Scope;
 use serde::Serialize;
 
 use crate::plot::{Chart, Series, write_chart};
+use crate::testweb::SitemapLastmodArg;
 
 /// `freshet demo --help`, first part.
 pub(crate) const LONG_ABOUT: &str = "\
@@ -79,6 +80,14 @@ pub(crate) struct DemoArgs {
     /// from the contents (with --noise, through the noise).
     #[arg(long)]
     no_validators: bool,
+    /// What the webs' sitemaps' `<lastmod>`s say: none (the default), the time of each page's
+    /// latest change, or the time of the request (a lying generator).
+    #[arg(long, value_name = "KIND", value_enum, default_value_t = SitemapLastmodArg::None)]
+    sitemap_lastmod: SitemapLastmodArg,
+    /// Every crawler reads each host's sitemaps again this many seconds after its last read
+    /// began (`sitemap-revisit`); without it, once per run (the crawler's default of a day).
+    #[arg(long, value_name = "SECONDS")]
+    sitemap_revisit: Option<f64>,
     /// Where the results go (created if missing; the files named above are overwritten).
     #[arg(long, value_name = "DIR", default_value = "freshet-demo")]
     out: PathBuf,
@@ -134,6 +143,9 @@ struct Summary {
     seed: u64,
     noise: bool,
     validators: bool,
+    /// `none`, `exact` or `now`.
+    sitemap_lastmod: &'static str,
+    sitemap_revisit: Option<f64>,
 }
 
 /// Runs `freshet demo`.
@@ -185,6 +197,7 @@ async fn crawl_all(args: &DemoArgs, scratch: &Path) -> anyhow::Result<(Web, Vec<
         time_scale: args.time_scale,
         noise: args.noise,
         validators: !args.no_validators,
+        sitemap_lastmod: args.sitemap_lastmod.into(),
         ..ServerConfig::default()
     };
     let mut servers = Vec::new();
@@ -256,6 +269,10 @@ fn crawl_config(
     config.rate = args.rate;
     config.delay = Duration::from_secs_f64(args.delay);
     config.duration = Some(Duration::from_secs_f64(args.duration));
+    if let Some(seconds) = args.sitemap_revisit {
+        config.sitemap_revisit =
+            Some(Duration::try_from_secs_f64(seconds).context("--sitemap-revisit: not a number of seconds")?);
+    }
     // One change per uniform revisit interval: the prior before anything is learned.
     config.change_rate_prior = args.rate / f64::from(args.pages);
     // Nutch's 60 s and 365 days are real time; the web runs `time_scale` days a second.
@@ -365,6 +382,12 @@ fn measure(args: &DemoArgs, web: &Web, logs: &[Vec<LogEntry>]) -> anyhow::Result
         seed: args.seed,
         noise: args.noise,
         validators: !args.no_validators,
+        sitemap_lastmod: match args.sitemap_lastmod {
+            SitemapLastmodArg::None => "none",
+            SitemapLastmodArg::Exact => "exact",
+            SitemapLastmodArg::Now => "now",
+        },
+        sitemap_revisit: args.sitemap_revisit,
     })
 }
 

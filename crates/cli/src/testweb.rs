@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use freshet_testweb::{Misbehaviour, MisbehaviourSettings, ServerConfig, SystemClock, TestWeb, WebConfig};
+use freshet_testweb::{
+    Misbehaviour, MisbehaviourSettings, ServerConfig, SitemapLastmod, SystemClock, TestWeb, WebConfig,
+};
 
 /// `freshet testweb --help`, first part.
 pub(crate) const LONG_ABOUT: &str = "\
@@ -65,6 +67,30 @@ pub(crate) struct TestwebArgs {
     /// Send no ETag or Last-Modified and never answer 304 (a crawler must compare contents).
     #[arg(long)]
     no_validators: bool,
+    /// What the sitemaps' `<lastmod>`s say.
+    #[arg(long, value_name = "KIND", value_enum, default_value_t = SitemapLastmodArg::None)]
+    sitemap_lastmod: SitemapLastmodArg,
+}
+
+/// `--sitemap-lastmod` (`freshet_testweb::SitemapLastmod`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SitemapLastmodArg {
+    /// No `<lastmod>` (as many sites).
+    None,
+    /// The time of each page's latest change, to the millisecond.
+    Exact,
+    /// The time of the request for every page (a generator stamping its own run).
+    Now,
+}
+
+impl From<SitemapLastmodArg> for SitemapLastmod {
+    fn from(arg: SitemapLastmodArg) -> Self {
+        match arg {
+            SitemapLastmodArg::None => Self::None,
+            SitemapLastmodArg::Exact => Self::Exact,
+            SitemapLastmodArg::Now => Self::Now,
+        }
+    }
 }
 
 /// Runs `freshet testweb` until Ctrl-C.
@@ -84,6 +110,7 @@ pub(crate) fn run(args: &TestwebArgs) -> anyhow::Result<std::process::ExitCode> 
         settings: MisbehaviourSettings::default(),
         noise: args.noise,
         validators: !args.no_validators,
+        sitemap_lastmod: args.sitemap_lastmod.into(),
     };
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;

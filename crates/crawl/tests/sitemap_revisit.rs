@@ -29,27 +29,9 @@ struct Site {
     lastmod_is_now: bool,
 }
 
-/// W3C datetime of the Unix time `seconds`, with milliseconds.
+/// W3C datetime of the Unix time `seconds`, to the millisecond (RFC 3339 is a profile of it).
 fn w3c(seconds: f64) -> String {
-    let whole = seconds.floor() as i64;
-    let (days, day_seconds) = (whole.div_euclid(86_400), whole.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let shifted = days + 719_468;
-    let era = shifted.div_euclid(146_097);
-    let day_of_era = shifted - era * 146_097;
-    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    let millis = ((seconds - whole as f64) * 1000.0).floor() as i64;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        day_seconds / 3600,
-        day_seconds / 60 % 60,
-        day_seconds % 60
-    )
+    humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_secs_f64(seconds)).to_string()
 }
 
 fn unix_now() -> f64 {

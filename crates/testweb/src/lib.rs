@@ -64,6 +64,6 @@ pub use misbehave::{
     COSTLY_PATH_OCTETS, COSTLY_RULES, LONG_HOST_OCTETS, LONG_URL_OCTETS, LONG_VALIDATOR_OCTETS, Misbehaviour,
     MisbehaviourSettings, costly_paths, costly_robots_txt, long_host, long_path,
 };
-pub use server::{ServerConfig, TestWeb};
+pub use server::{ServerConfig, SitemapLastmod, TestWeb};
 pub use topic::{TOPIC_ANCHOR_PROBABILITY, TOPIC_WORD};
 pub use web::{DOMAIN, PageInfo, Web, WebConfig};

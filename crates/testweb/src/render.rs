@@ -211,9 +211,15 @@ pub fn sitemap_parts(web: &Web, host: u32) -> u32 {
 /// relative to the host's most important page, in tenths.
 #[must_use]
 pub fn sitemap_xml(web: &Web, host: u32, port: u16) -> String {
+    sitemap_xml_with(web, host, port, |_| None)
+}
+
+/// [`sitemap_xml`] with each page's `<lastmod>` from `lastmod` (by page id; `None`: none).
+#[must_use]
+pub fn sitemap_xml_with(web: &Web, host: u32, port: u16, lastmod: impl Fn(u32) -> Option<String>) -> String {
     let parts = sitemap_parts(web, host);
     if parts == 1 {
-        return sitemap_part_xml(web, host, 0, port).unwrap_or_default();
+        return sitemap_part_xml_with(web, host, 0, port, lastmod).unwrap_or_default();
     }
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
@@ -233,6 +239,18 @@ pub fn sitemap_xml(web: &Web, host: u32, port: u16) -> String {
 /// `[part·CHUNK, (part+1)·CHUNK)`; `None` past the last part.
 #[must_use]
 pub fn sitemap_part_xml(web: &Web, host: u32, part: u32, port: u16) -> Option<String> {
+    sitemap_part_xml_with(web, host, part, port, |_| None)
+}
+
+/// [`sitemap_part_xml`] with each page's `<lastmod>` from `lastmod` (by page id; `None`: none).
+#[must_use]
+pub fn sitemap_part_xml_with(
+    web: &Web,
+    host: u32,
+    part: u32,
+    port: u16,
+    lastmod: impl Fn(u32) -> Option<String>,
+) -> Option<String> {
     if part >= sitemap_parts(web, host) {
         return None;
     }
@@ -246,8 +264,12 @@ pub fn sitemap_part_xml(web: &Web, host: u32, part: u32, port: u16) -> Option<St
     for id in start..end {
         let Some(page) = web.page(id).filter(|p| p.allowed) else { continue };
         let priority = (page.importance / top * 10.0).ceil().clamp(1.0, 10.0) / 10.0;
-        let _ =
-            writeln!(xml, "<url><loc>{}</loc><priority>{priority:.1}</priority></url>", web.url(id, port));
+        let lastmod = lastmod(id).map(|lastmod| format!("<lastmod>{lastmod}</lastmod>")).unwrap_or_default();
+        let _ = writeln!(
+            xml,
+            "<url><loc>{}</loc>{lastmod}<priority>{priority:.1}</priority></url>",
+            web.url(id, port)
+        );
     }
     xml.push_str("</urlset>\n");
     Some(xml)

@@ -264,6 +264,51 @@ async fn robots_and_sitemaps_list_what_may_be_crawled() {
     assert_eq!(status, 200);
 }
 
+/// `<loc>` and `<lastmod>` of each entry of a urlset.
+fn lastmods(xml: &str) -> Vec<(String, Option<String>)> {
+    let inner = |entry: &str, tag: &str| {
+        let open = format!("<{tag}>");
+        entry.split(&open).nth(1).and_then(|rest| rest.split(&format!("</{tag}>")).next()).map(str::to_owned)
+    };
+    xml.split("<url>").skip(1).map(|entry| (inner(entry, "loc").unwrap(), inner(entry, "lastmod"))).collect()
+}
+
+#[tokio::test]
+async fn sitemap_lastmods_are_none_the_latest_change_or_the_time_of_the_request() {
+    use freshet_testweb::SitemapLastmod;
+    for kind in [SitemapLastmod::None, SitemapLastmod::Exact, SitemapLastmod::Now] {
+        let (web, clock) = start(ServerConfig { sitemap_lastmod: kind, ..small(4) }).await;
+        set_model_time(&web, &clock, 7.25);
+        let client = client(&web);
+        let model = web.web();
+        let (_, _, xml) = get(&client, &web.url("h2.web.test", "/sitemap.xml")).await;
+        let entries = lastmods(&xml);
+        assert!(entries.len() > 10, "{xml}");
+        for (loc, lastmod) in entries {
+            let id = (0..model.page_count()).find(|&id| model.url(id, web.port()) == loc).unwrap();
+            let latest = model.changes(id).times_until(7.25).last().copied().unwrap_or(0.0);
+            let lastmod = lastmod.map(|text| humantime::parse_rfc3339(&text).unwrap());
+            match kind {
+                SitemapLastmod::None => assert_eq!(lastmod, None),
+                // To the millisecond, never after the change.
+                SitemapLastmod::Exact => {
+                    let exact = web.time_map().wall_time(latest);
+                    let lastmod = lastmod.unwrap();
+                    assert!(
+                        lastmod <= exact && exact.duration_since(lastmod).unwrap().as_millis() < 1,
+                        "{loc}"
+                    );
+                }
+                SitemapLastmod::Now => {
+                    let now = web.time_map().wall_time(7.25);
+                    let lastmod = lastmod.unwrap();
+                    assert!(lastmod <= now && now.duration_since(lastmod).unwrap().as_millis() < 1, "{loc}");
+                }
+            }
+        }
+    }
+}
+
 #[tokio::test]
 async fn noise_changes_every_response_but_not_the_version() {
     let (web, _clock) = start(ServerConfig { noise: true, ..small(8) }).await;

@@ -48,6 +48,38 @@ pub struct ServerConfig {
     /// (default). Without them a crawler must compare contents to tell a change, as on many
     /// dynamic sites.
     pub validators: bool,
+    /// What the sitemaps' `<lastmod>`s say (default: none).
+    pub sitemap_lastmod: SitemapLastmod,
+}
+
+/// The `<lastmod>` of each page in the sitemaps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SitemapLastmod {
+    /// None (as many sites).
+    #[default]
+    None,
+    /// The wall time of the page's latest change (model time 0, the server's start, for a page
+    /// not changed since), to the millisecond: a sitemap kept as it should be.
+    Exact,
+    /// The time of the request for every page: a generator that stamps its own run, whose
+    /// `lastmod`s say nothing.
+    Now,
+}
+
+impl SitemapLastmod {
+    /// The names the command line takes.
+    pub const NAMES: [&'static str; 3] = ["none", "exact", "now"];
+
+    /// The kind named `name` (one of [`NAMES`](Self::NAMES)).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "none" => Some(Self::None),
+            "exact" => Some(Self::Exact),
+            "now" => Some(Self::Now),
+            _ => None,
+        }
+    }
 }
 
 impl Default for ServerConfig {
@@ -59,6 +91,7 @@ impl Default for ServerConfig {
             settings: MisbehaviourSettings::default(),
             noise: false,
             validators: true,
+            sitemap_lastmod: SitemapLastmod::None,
         }
     }
 }
@@ -71,6 +104,7 @@ pub(crate) struct AppState {
     pub(crate) port: u16,
     pub(crate) noise: bool,
     pub(crate) validators: bool,
+    pub(crate) sitemap_lastmod: SitemapLastmod,
     pub(crate) misbehave: Vec<Misbehaviour>,
     pub(crate) settings: MisbehaviourSettings,
     pub(crate) log: RequestLog,
@@ -183,6 +217,7 @@ impl TestWeb {
             port: address.port(),
             noise: config.noise,
             validators: config.validators,
+            sitemap_lastmod: config.sitemap_lastmod,
             misbehave: config.misbehave,
             settings: config.settings,
             log: RequestLog::default(),

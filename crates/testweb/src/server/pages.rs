@@ -17,7 +17,7 @@ use std::time::SystemTime;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 
-use super::{AppState, Reply, not_found};
+use super::{AppState, Reply, SitemapLastmod, not_found};
 use crate::keyed::{self, Stream};
 use crate::render::{self, Noise, RenderContext};
 
@@ -37,11 +37,28 @@ pub(super) fn respond(
     if path == "/robots.txt" {
         return Reply::new(typed("text/plain; charset=utf-8", render::robots_txt(host, state.port)));
     }
+    let lastmod = |id: u32| match state.sitemap_lastmod {
+        SitemapLastmod::None => None,
+        SitemapLastmod::Exact => {
+            let (_, last_change) = state.version_at(id, model_time);
+            Some(
+                humantime::format_rfc3339_millis(state.time.wall_time(last_change.unwrap_or(0.0)))
+                    .to_string(),
+            )
+        }
+        SitemapLastmod::Now => Some(humantime::format_rfc3339_millis(now).to_string()),
+    };
     if path == "/sitemap.xml" {
-        return Reply::new(typed("application/xml", render::sitemap_xml(web, host, state.port)));
+        return Reply::new(typed(
+            "application/xml",
+            render::sitemap_xml_with(web, host, state.port, lastmod),
+        ));
     }
     if let Some(part) = path.strip_prefix("/sitemap-").and_then(|rest| rest.strip_suffix(".xml")) {
-        let xml = part.parse().ok().and_then(|part| render::sitemap_part_xml(web, host, part, state.port));
+        let xml = part
+            .parse()
+            .ok()
+            .and_then(|part| render::sitemap_part_xml_with(web, host, part, state.port, lastmod));
         return Reply::new(
             xml.map_or_else(|| not_found("no such sitemap"), |xml| typed("application/xml", xml)),
         );
