@@ -349,6 +349,13 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
             summary.sitemap_changes, summary.sitemap_changes_confirmed
         );
     }
+    if summary.sitemap_vouched > 0 {
+        println!(
+            "{} copies a proved sitemap listed as unchanged, their ages counted from its read \
+             ({} changes it missed found by Last-Modified)",
+            summary.sitemap_vouched, summary.sitemap_misses
+        );
+    }
     if summary.sitemap_lastmods_ignored > 0 {
         println!(
             "{} hosts' sitemap lastmods ignored for the rest of the run: the fetches they caused \

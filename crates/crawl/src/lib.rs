@@ -154,6 +154,17 @@
 //!   the run (the page's log line says so; [`CrawlSummary::sitemap_lastmods_ignored`]); its
 //!   sitemaps are still read for new URLs. [`CrawlSummary::sitemap_changes_confirmed`] counts
 //!   the fetches that found the change.
+//! - **A proved sitemap vouches for what it lists unchanged.** Once a host's `lastmod`s have
+//!   passed four or more checks (mostly right), a read that lists a known page with a
+//!   `lastmod` at or before its copy says the copy is current as of the read, as a 304 would:
+//!   the page's age counts from the read (`Scheduler::set_last_fetch`), and the budget goes to
+//!   the pages that changed or may have ([`CrawlSummary::sitemap_vouched`]). The next fetch
+//!   of such a page checks the word where the page sends Last-Modified: a change dated before
+//!   the read is a miss, which counts against the host's `lastmod`s
+//!   ([`CrawlSummary::sitemap_misses`]); a sitemap that misses the changes of pages without
+//!   Last-Modified is not caught, and their copies age from its reads. A sitemap whose
+//!   `lastmod`s never move is never proved (none of its pages is ever told changed), so it
+//!   vouches for nothing.
 //! - **The change-rate estimate learns from the sitemap, not from the fetch it caused**
 //!   ([`revisit::observe_sitemap_change`]): a fetch made because the page changed always
 //!   finds a change, and counted as an observation it would teach a rate several times the

@@ -27,6 +27,8 @@ struct Site {
     requests: Mutex<HashMap<String, u32>>,
     a_version: Mutex<(u32, String)>,
     lastmod_is_now: bool,
+    /// Pages `/c0`, `/c1`, … that change with `/a` (and are listed with its `lastmod`).
+    c_pages: u32,
 }
 
 /// W3C datetime of the Unix time `seconds`, to the millisecond (RFC 3339 is a profile of it).
@@ -55,6 +57,9 @@ fn answer(site: &Site, origin: &str, path: &str) -> axum::response::Response {
                  <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
             );
             let _ = writeln!(xml, "<url><loc>{origin}/a</loc><lastmod>{a_lastmod}</lastmod></url>");
+            for page in 0..site.c_pages {
+                let _ = writeln!(xml, "<url><loc>{origin}/c{page}</loc><lastmod>{a_lastmod}</lastmod></url>");
+            }
             let _ =
                 writeln!(xml, "<url><loc>{origin}/b</loc><lastmod>{}</lastmod></url>", lastmod("2001-01-01"));
             for page in 0..new_pages {
@@ -68,14 +73,14 @@ fn answer(site: &Site, origin: &str, path: &str) -> axum::response::Response {
             ([(header::CONTENT_TYPE, "application/xml")], xml).into_response()
         }
         "/" => html("<html><body><a href=\"/a\">a</a> <a href=\"/b\">b</a></body></html>"),
-        "/a" => {
+        _ if path == "/a" || path.starts_with("/c") => {
             // Each version's text is another one (a new word is not a change to the main text's
             // signature, `freshet-content`).
             let text = match site.a_version.lock().unwrap().0 {
                 1 => "The first story: a river rose over its banks in the night and the town woke to water.",
                 _ => "A second story replaced it: the council voted to build a new bridge before winter.",
             };
-            html(&format!("<html><body><p>{text}</p></body></html>"))
+            html(&format!("<html><body><h1>{path}</h1><p>{text}</p></body></html>"))
         }
         "/b" => html("<html><body><p>The b page, which never changes.</p></body></html>"),
         _ if path.starts_with("/n") => html(&format!("<html><body><p>A new page, {path}.</p></body></html>")),
@@ -116,6 +121,7 @@ async fn sitemaps_read_again_find_new_pages_and_a_known_page_that_changed() {
         requests: Mutex::default(),
         a_version: Mutex::new((1, "2001-01-01".into())),
         lastmod_is_now: false,
+        c_pages: 0,
     });
     let origin = start(Arc::clone(&site)).await;
     let data = tempfile::tempdir().unwrap();
@@ -142,6 +148,8 @@ async fn sitemaps_read_again_find_new_pages_and_a_known_page_that_changed() {
     assert_eq!(requests(&site, "/b"), 1, "/b's lastmod never moved");
     assert_eq!((summary.sitemap_changes, summary.sitemap_changes_confirmed), (1, 1));
     assert_eq!(summary.sitemap_lastmods_ignored, 0);
+    // One check does not prove the host's lastmods: no read vouched for an unchanged page.
+    assert_eq!(summary.sitemap_vouched, 0);
     let log = read_log(data.path());
     let changed: Vec<_> = log.iter().filter(|line| line.kind == LogKind::Changed).collect();
     assert_eq!(changed.len(), 1, "{changed:?}");
@@ -156,6 +164,7 @@ async fn lastmods_that_the_fetches_find_wrong_are_ignored_for_the_rest_of_the_ru
         requests: Mutex::default(),
         a_version: Mutex::new((1, "2001-01-01".into())),
         lastmod_is_now: true,
+        c_pages: 0,
     });
     let origin = start(Arc::clone(&site)).await;
     let data = tempfile::tempdir().unwrap();
@@ -186,4 +195,33 @@ async fn lastmods_that_the_fetches_find_wrong_are_ignored_for_the_rest_of_the_ru
         .filter(|line| line.detail.as_deref().is_some_and(|detail| detail.contains("lastmods ignored")))
         .count();
     assert!(ignored_reads >= 2, "{ignored_reads} sitemap reads after the verdict say so");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_whose_lastmods_proved_right_vouches_for_the_pages_it_lists_unchanged() {
+    let site = Arc::new(Site {
+        started: Instant::now(),
+        requests: Mutex::default(),
+        a_version: Mutex::new((1, "2001-01-01".into())),
+        lastmod_is_now: false,
+        c_pages: 5,
+    });
+    let origin = start(Arc::clone(&site)).await;
+    let data = tempfile::tempdir().unwrap();
+    let changer = Arc::clone(&site);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(1_200)).await;
+        *changer.a_version.lock().unwrap() = (2, w3c(unix_now()));
+    });
+
+    let summary = crawl_for(config(data.path(), &origin), 4.0).await;
+    // Six pages changed at once, each told and found changed: four checks prove the host.
+    assert_eq!((summary.sitemap_changes, summary.sitemap_changes_confirmed), (6, 6));
+    for page in ["/a", "/c0", "/c4"] {
+        assert_eq!(requests(&site, page), 2, "{page}");
+    }
+    // The reads after that vouch for what they list unchanged (/b, the new pages, and the
+    // six once fetched again): each such copy's age counts from the read.
+    assert!(summary.sitemap_vouched >= 10, "{} vouched", summary.sitemap_vouched);
+    assert_eq!((summary.sitemap_misses, summary.sitemap_lastmods_ignored), (0, 0));
 }

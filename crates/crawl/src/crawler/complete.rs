@@ -313,6 +313,7 @@ impl Crawler {
         // A page a sitemap said changed: the fetch checks the sitemap's word, and if it was
         // right, the observation is the sitemap's (see `revisit::observe_sitemap_change`).
         let told = self.sitemap_told.remove(&job.page);
+        let memory_before_fetch = memory.last_content;
         let observation = content.then(|| {
             let check = ContentCheck::of(not_modified, fingerprint, &new_fingerprint);
             let modified = last_modified.as_deref().and_then(http_date_unix);
@@ -325,6 +326,16 @@ impl Crawler {
             (check, observed)
         });
         let mut note = None;
+        // A page a trusted read vouched for: a change its Last-Modified dates before the read
+        // is one the sitemap missed.
+        let previous_fetch = memory_before_fetch;
+        if self.vouched.remove(&job.page.0)
+            && told.is_none()
+            && matches!(observation, Some((ContentCheck::Changed, _)))
+        {
+            let modified = last_modified.as_deref().and_then(http_date_unix);
+            note = self.check_vouch(job.host, previous_fetch, modified)?;
+        }
         if told.is_some()
             && let Some((check @ (ContentCheck::Changed | ContentCheck::Unchanged), _)) = observation
         {

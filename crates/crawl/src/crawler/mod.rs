@@ -119,6 +119,11 @@ pub struct CrawlSummary {
     /// Hosts whose `<lastmod>`s were found mostly wrong and are ignored for the rest of the
     /// run (see `crawler::sitemaps::LastmodTrust`).
     pub sitemap_lastmods_ignored: u64,
+    /// Known pages a read of a host whose `<lastmod>`s have proved right listed as unchanged
+    /// since their copy: each copy's age counted from the read, as after a 304.
+    pub sitemap_vouched: u64,
+    /// Fetches of vouched pages whose Last-Modified showed a change the sitemap missed.
+    pub sitemap_misses: u64,
     /// A focused crawl's bandit: each arm (estimator) and the pages it chose whose fetch
     /// rewarded it (empty without a bandit).
     pub focus_arm_pulls: Vec<(String, u64)>,
@@ -211,6 +216,9 @@ pub struct Crawler {
     /// When each host's sitemaps are due to be read again (Unix seconds as bits, with the
     /// host's id; see `Crawler::wake_sitemap_reads`), earliest first.
     sitemap_timers: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
+    /// Pages whose copy a trusted sitemap read vouched for since their last fetch (ids; see
+    /// `Crawler::vouch`), checked by that fetch. In memory only.
+    vouched: HashSet<u32>,
     /// Each page's kept out-links at its last fetch with content (indexed by page id), passed
     /// again when it answers 304 (no body, same links). In memory only: 4 bytes a link.
     link_cache: Vec<Box<[u32]>>,
@@ -363,6 +371,7 @@ impl Crawler {
             canonical_aliases: HashSet::new(),
             sitemap_told: HashMap::new(),
             sitemap_timers: std::collections::BinaryHeap::new(),
+            vouched: HashSet::new(),
             link_sources: Vec::new(),
             sitemap_lastmods: Vec::new(),
             link_cache: Vec::new(),
@@ -395,6 +404,8 @@ impl Crawler {
                 sitemap_changes_confirmed: 0,
                 sitemap_rereads: 0,
                 sitemap_lastmods_ignored: 0,
+                sitemap_vouched: 0,
+                sitemap_misses: 0,
                 duplicates: 0,
                 focus_arm_pulls: Vec::new(),
                 canonical_aliases: 0,

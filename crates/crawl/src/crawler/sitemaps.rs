@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use freshet_fetch::sitemap::{LocationRule, Sitemap, SitemapError, SitemapFormat, SitemapOptions};
 use freshet_fetch::{Fetch, Outcome};
-use freshet_frontier::{CommitReport, Op, url_fingerprint};
+use freshet_frontier::{Admission, CommitReport, Op, url_fingerprint};
 use freshet_robots::{Access, RobotsEntry};
 use freshet_schedule::online::{HostId, Outcome as Done, PageId};
 use freshet_url::Url;
@@ -57,17 +57,25 @@ pub(crate) struct HostSitemaps {
     urls: u64,
 }
 
-/// Sitemap-triggered fetches that found the content changed, or not: a host whose
+/// Checks of a host's `<lastmod>`s: sitemap-triggered fetches that found the content changed,
+/// or not, and changes a vouched page's Last-Modified shows the sitemap missed. A host whose
 /// `<lastmod>`s are mostly wrong (many sitemap generators write the time of generation for
 /// every URL) would otherwise make its every page due at each read of its sitemaps, and the
-/// budget would go to refetching unchanged pages. After [`LastmodTrust::CHECKS`] such fetches
-/// with fewer than half confirmed, the host's `<lastmod>`s are ignored for the rest of the run
-/// (its sitemaps are still read for new URLs).
+/// budget would go to refetching unchanged pages; one that misses changes would vouch for
+/// stale copies. After [`LastmodTrust::CHECKS`] checks with fewer than half right, the host's
+/// `<lastmod>`s are ignored for the rest of the run (its sitemaps are still read for new
+/// URLs).
+///
+/// A miss is seen only on a page that sends Last-Modified (the change must date from before
+/// the read): a sitemap that misses the changes of pages without it is not caught, and their
+/// copies age from its reads. That is the cost of taking a sitemap's word, which is what
+/// lets the budget go to the pages it says changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct LastmodTrust {
-    /// Fetches made because a `<lastmod>` said the page changed, with a content comparison.
+    /// Fetches made because a `<lastmod>` said the page changed, with a content comparison,
+    /// and misses found.
     checked: u32,
-    /// Of those, the ones that found the content changed.
+    /// Of those, the fetches that found the content changed.
     confirmed: u32,
 }
 
@@ -81,6 +89,14 @@ impl LastmodTrust {
         self.checked < Self::CHECKS || 2 * self.confirmed >= self.checked
     }
 
+    /// Whether the host's `<lastmod>`s have proved right: [`Self::CHECKS`] or more fetches
+    /// checked them, and they are still believed. Only then does a `lastmod` at or before a
+    /// page's copy vouch that the copy is current (a sitemap whose `lastmod`s never move, say
+    /// a stale file, never gets there: none of its pages is told changed).
+    pub(crate) fn vouches(self) -> bool {
+        self.checked >= Self::CHECKS && self.trusted()
+    }
+
     /// Counts one sitemap-triggered fetch; returns whether this one withdrew the host's trust.
     pub(crate) fn record(&mut self, changed: bool) -> bool {
         let before = self.trusted();
@@ -91,7 +107,7 @@ impl LastmodTrust {
 
     /// `confirmed of checked`, for log lines.
     pub(crate) fn describe(self) -> String {
-        format!("{} of {} sitemap-triggered fetches found a change", self.confirmed, self.checked)
+        format!("{} of {} checks found its lastmods right", self.confirmed, self.checked)
     }
 }
 
@@ -106,6 +122,17 @@ enum Offer {
     OtherOrigin,
     /// The host's file limit is reached: not requested.
     OverLimit,
+}
+
+/// Whether a change that a vouched page's fetch found was one its sitemap missed: the page's
+/// Last-Modified (`modified`) is after its previous fetch and at or before the host's latest
+/// read began (`read_started`), which listed the page as unchanged. Without a Last-Modified
+/// nothing can be said (the change may have come after the read).
+fn missed_change(previous_fetch: Option<f64>, modified: Option<f64>, read_started: Option<f64>) -> bool {
+    match (previous_fetch, modified, read_started) {
+        (Some(previous), Some(modified), Some(read)) => modified > previous && modified <= read,
+        _ => false,
+    }
 }
 
 /// The interval's seconds (infinite for none: once per run).
@@ -399,7 +426,11 @@ impl Crawler {
                 continue;
             }
             let Some(last_fetch) = self.scheduler.last_fetch(admission.page) else { continue };
-            if lastmod <= last_fetch || !self.scheduler.mark_stale(admission.page, now)? {
+            if lastmod <= last_fetch {
+                self.vouch(admission, told, last_fetch, now)?;
+                continue;
+            }
+            if !self.scheduler.mark_stale(admission.page, now)? {
                 continue;
             }
             self.summary.sitemap_changes += 1;
@@ -409,6 +440,52 @@ impl Crawler {
             self.log.write(&LogLine::changed(url.as_str(), detail))?;
         }
         Ok(())
+    }
+
+    /// A page a read listed with a `<lastmod>` at or before its copy (`last_fetch`, the
+    /// scheduler's: its last fetch, or the read that last vouched for it): on a host whose
+    /// `lastmod`s have proved right ([`LastmodTrust::vouches`]), the copy is known to be
+    /// current as of the read, as if a 304 had answered then, so the page's age counts from
+    /// the read (`Scheduler::set_last_fetch`) and the budget goes to pages that changed or may
+    /// have. The page is marked vouched (`vouched`) until its next fetch, which checks the
+    /// sitemap's word where the page sends Last-Modified (see `Crawler::check_vouch`).
+    fn vouch(&mut self, admission: &Admission, told: SitemapTold, last_fetch: f64, now: f64) -> Result<()> {
+        if told.read_at <= last_fetch || !self.host_mut(admission.host)?.sitemaps.trust.vouches() {
+            return Ok(());
+        }
+        if self.scheduler.set_last_fetch(admission.page, told.read_at, now)? {
+            self.vouched.insert(admission.page.0);
+            self.summary.sitemap_vouched += 1;
+        }
+        Ok(())
+    }
+
+    /// The fetch of a page a trusted read vouched for (see [`Crawler::vouch`]) found its
+    /// content changed, and the page's Last-Modified (`modified`) puts the change after its
+    /// previous fetch (`previous_fetch`) and at or before the host's latest read began: the
+    /// sitemap missed a change, which counts against its host's `lastmod`s as a told page
+    /// found unchanged does. Returns a note for the log line if this withdrew the trust.
+    pub(super) fn check_vouch(
+        &mut self,
+        host: HostId,
+        previous_fetch: Option<f64>,
+        modified: Option<f64>,
+    ) -> Result<Option<String>> {
+        if !missed_change(previous_fetch, modified, self.host_mut(host)?.sitemaps.read_started) {
+            return Ok(None);
+        }
+        self.summary.sitemap_misses += 1;
+        let sitemaps = &mut self.host_mut(host)?.sitemaps;
+        if !sitemaps.trust.record(false) {
+            return Ok(None);
+        }
+        let note = format!(
+            "the host's sitemap lastmods are ignored for the rest of the run: it missed this page's \
+             change ({})",
+            sitemaps.trust.describe()
+        );
+        self.summary.sitemap_lastmods_ignored += 1;
+        Ok(Some(note))
     }
 
     /// Offers `url` (a child of an index, a redirect target) to `host`'s sitemap queue.
@@ -559,6 +636,20 @@ mod tests {
     }
 
     #[test]
+    fn a_change_dated_before_the_read_that_vouched_for_the_page_is_a_miss() {
+        // Fetched at 100, vouched for by the read that began at 200.
+        assert!(missed_change(Some(100.0), Some(150.0), Some(200.0)));
+        assert!(missed_change(Some(100.0), Some(200.0), Some(200.0)));
+        // A change after the read, or before the fetch (the server's clock, a copy already
+        // held), is not the sitemap's fault; without a Last-Modified nothing is known.
+        assert!(!missed_change(Some(100.0), Some(250.0), Some(200.0)));
+        assert!(!missed_change(Some(100.0), Some(100.0), Some(200.0)));
+        assert!(!missed_change(Some(100.0), None, Some(200.0)));
+        assert!(!missed_change(None, Some(150.0), Some(200.0)));
+        assert!(!missed_change(Some(100.0), Some(150.0), None));
+    }
+
+    #[test]
     fn lastmods_lose_trust_when_most_of_the_fetches_they_made_found_nothing_changed() {
         let mut trust = LastmodTrust::default();
         // Three wrong of three: not yet a verdict.
@@ -573,13 +664,23 @@ mod tests {
         assert!(wrong.record(false), "4 of 4 wrong withdraws the trust, once");
         assert!(!wrong.trusted());
         assert!(!wrong.record(true), "already withdrawn");
-        assert_eq!(wrong.describe(), "1 of 5 sitemap-triggered fetches found a change");
+        assert_eq!(wrong.describe(), "1 of 5 checks found its lastmods right");
         // Half right keeps it.
         let mut half = LastmodTrust::default();
         for changed in [true, false, true, false, true, false] {
             assert!(!half.record(changed));
         }
         assert!(half.trusted());
+        assert!(half.vouches(), "six checks, half right: proved");
         assert!(half.record(false), "3 of 7 is under half");
+        assert!(!half.vouches());
+        // Vouching needs the checks first.
+        let mut new = LastmodTrust::default();
+        for _ in 0..3 {
+            new.record(true);
+            assert!(new.trusted() && !new.vouches());
+        }
+        new.record(true);
+        assert!(new.vouches());
     }
 }
