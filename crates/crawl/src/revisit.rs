@@ -330,6 +330,32 @@ pub fn observe_sitemap_change(memory: &mut PageMemory, told: SitemapTold, fetche
     observed
 }
 
+/// The observation of a fetch (started at `fetched_at`) of a page that a sitemap read begun at
+/// `vouched_at` listed as unchanged since its copy (see `crawler::sitemaps`, "vouch"), and that
+/// found the content changed: no change from the previous fetch to the read (the sitemap's
+/// word), a change from the read to this fetch, with the server's Last-Modified where it fits.
+/// Counted as one changed interval from the previous fetch instead, it would leave out the
+/// span the sitemap vouched for and learn too high a rate. A change the fetch does not find,
+/// or a read before the previous fetch, is an ordinary [`observe`]. Returns whether an
+/// observation was recorded.
+pub fn observe_after_vouch(
+    memory: &mut PageMemory,
+    vouched_at: f64,
+    fetched_at: f64,
+    check: ContentCheck,
+    last_modified: Option<f64>,
+) -> bool {
+    match memory.last_content {
+        Some(previous)
+            if check == ContentCheck::Changed && previous < vouched_at && vouched_at < fetched_at =>
+        {
+            let unchanged = observe(memory, vouched_at, ContentCheck::Unchanged, Some(previous));
+            observe(memory, fetched_at, check, last_modified) || unchanged
+        }
+        _ => observe(memory, fetched_at, check, last_modified),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -461,6 +487,22 @@ mod tests {
             let estimate = estimate_rate(&memory.history, &prior);
             assert!((estimate.rate - 0.1).abs() < 0.012, "{with_last_modified}: {estimate:?}");
         }
+    }
+
+    #[test]
+    fn a_change_after_a_vouched_read_keeps_the_span_the_sitemap_vouched_for() {
+        let mut memory = PageMemory::default();
+        observe(&mut memory, 100.0, ContentCheck::Unknown, None);
+        assert!(observe_after_vouch(&mut memory, 200.0, 210.0, ContentCheck::Changed, Some(205.0)));
+        assert_eq!(memory.history.intervals(), 2);
+        assert_eq!((memory.history.unchanged_time(), memory.history.changed_time()), (100.0, 10.0));
+        assert_eq!(memory.history.last_modified_exposure(), 105.0, "100 unchanged, 5 since the change");
+        assert_eq!(memory.last_content, Some(210.0));
+        // Unchanged, or a read before the previous fetch: one ordinary observation.
+        assert!(observe_after_vouch(&mut memory, 215.0, 300.0, ContentCheck::Unchanged, Some(205.0)));
+        assert!(observe_after_vouch(&mut memory, 250.0, 400.0, ContentCheck::Changed, None));
+        assert_eq!(memory.history.intervals(), 4);
+        assert_eq!(memory.history.changed_time(), 110.0);
     }
 
     /// Change times of a Poisson page of rate `rate` up to `horizon` (time 0 counts as one).

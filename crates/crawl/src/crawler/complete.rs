@@ -13,7 +13,7 @@ use freshet_schedule::online::{Outcome as Done, Politeness};
 use freshet_warc::{Capture, CaptureResponse, Digest, RefersTo, Truncation, WarcDate};
 
 use super::adapt::note_delay_change;
-use super::{Crawler, parse_stored, unix_now};
+use super::{Crawler, parse_stored, sitemaps, unix_now};
 use crate::capacity::DelayChange;
 use crate::dedup::{HeldCapture, Reference, payload_digest};
 use crate::error::Result;
@@ -314,6 +314,14 @@ impl Crawler {
         // right, the observation is the sitemap's (see `revisit::observe_sitemap_change`).
         let told = self.sitemap_told.remove(&job.page);
         let memory_before_fetch = memory.last_content;
+        // A page a trusted read vouched for: the read's word is part of the observation (see
+        // `revisit::observe_after_vouch`), and a change its Last-Modified dates before the
+        // read is one the sitemap missed.
+        let vouched_at = if self.vouched.remove(&job.page.0) && told.is_none() {
+            self.host_mut(job.host)?.sitemaps.latest_read()
+        } else {
+            None
+        };
         let observation = content.then(|| {
             let check = ContentCheck::of(not_modified, fingerprint, &new_fingerprint);
             let modified = last_modified.as_deref().and_then(http_date_unix);
@@ -321,20 +329,19 @@ impl Crawler {
                 Some(told) if check == ContentCheck::Changed => {
                     revisit::observe_sitemap_change(&mut memory, told, fetched_at)
                 }
-                _ => revisit::observe(&mut memory, fetched_at, check, modified),
+                _ => match vouched_at {
+                    Some(read) if !sitemaps::missed_change(memory.last_content, modified, Some(read)) => {
+                        revisit::observe_after_vouch(&mut memory, read, fetched_at, check, modified)
+                    }
+                    _ => revisit::observe(&mut memory, fetched_at, check, modified),
+                },
             };
             (check, observed)
         });
         let mut note = None;
-        // A page a trusted read vouched for: a change its Last-Modified dates before the read
-        // is one the sitemap missed.
-        let previous_fetch = memory_before_fetch;
-        if self.vouched.remove(&job.page.0)
-            && told.is_none()
-            && matches!(observation, Some((ContentCheck::Changed, _)))
-        {
+        if vouched_at.is_some() && matches!(observation, Some((ContentCheck::Changed, _))) {
             let modified = last_modified.as_deref().and_then(http_date_unix);
-            note = self.check_vouch(job.host, previous_fetch, modified)?;
+            note = self.check_vouch(job.host, memory_before_fetch, modified)?;
         }
         if told.is_some()
             && let Some((check @ (ContentCheck::Changed | ContentCheck::Unchanged), _)) = observation

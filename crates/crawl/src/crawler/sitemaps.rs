@@ -128,7 +128,11 @@ enum Offer {
 /// Last-Modified (`modified`) is after its previous fetch and at or before the host's latest
 /// read began (`read_started`), which listed the page as unchanged. Without a Last-Modified
 /// nothing can be said (the change may have come after the read).
-fn missed_change(previous_fetch: Option<f64>, modified: Option<f64>, read_started: Option<f64>) -> bool {
+pub(super) fn missed_change(
+    previous_fetch: Option<f64>,
+    modified: Option<f64>,
+    read_started: Option<f64>,
+) -> bool {
     match (previous_fetch, modified, read_started) {
         (Some(previous), Some(modified), Some(read)) => modified > previous && modified <= read,
         _ => false,
@@ -152,6 +156,11 @@ impl Offer {
 }
 
 impl HostSitemaps {
+    /// When the latest read began (it vouched for the pages it listed unchanged).
+    pub(crate) fn latest_read(&self) -> Option<f64> {
+        self.read_started
+    }
+
     /// Whether a new read of the sitemaps is due at `now`: the last one began at least
     /// `interval` seconds ago and none of its files is left to request.
     pub(crate) fn read_due(&self, now: f64, interval: Option<std::time::Duration>) -> bool {
@@ -471,7 +480,7 @@ impl Crawler {
         previous_fetch: Option<f64>,
         modified: Option<f64>,
     ) -> Result<Option<String>> {
-        if !missed_change(previous_fetch, modified, self.host_mut(host)?.sitemaps.read_started) {
+        if !missed_change(previous_fetch, modified, self.host_mut(host)?.sitemaps.latest_read()) {
             return Ok(None);
         }
         self.summary.sitemap_misses += 1;
