@@ -412,6 +412,16 @@ pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<ExitCode> {
         Some(last) => println!("  last fetch          {:.0} s ago", now - last),
         None => println!("  last fetch          never"),
     }
+    match (report.current_since, report.last_fetch) {
+        (Some(since), Some(last)) if since > last => {
+            println!("  copy current since  {:.0} s ago (a sitemap read vouched for it)", now - since);
+        }
+        (None, Some(_)) => println!(
+            "  copy                taken as stale (a sitemap said it changed, or its turn is lent to \
+             a sitemap read): due as if never fetched"
+        ),
+        _ => {}
+    }
     println!("  crawl value V(τ)    {:.6e}", report.value);
     println!(
         "  threshold           {:.6e} = λ_0 {:.6e} + λ_i {:.6e}",

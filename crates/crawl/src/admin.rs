@@ -196,6 +196,11 @@ pub struct PageReport {
     pub changes: u32,
     /// Start of its last fetch.
     pub last_fetch: Option<f64>,
+    /// Since when its copy is known current, which its age `τ` counts from: its last fetch,
+    /// or a later read of a sitemap that vouched for it (see the crate docs, "Sitemaps");
+    /// `None` before a fetch or once a sitemap said it changed.
+    #[serde(default)]
+    pub current_since: Option<f64>,
     /// Its crawl value `V(τ)` now.
     pub value: f64,
     /// `λ_0` now.

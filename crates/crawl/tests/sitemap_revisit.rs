@@ -214,7 +214,19 @@ async fn a_host_whose_lastmods_proved_right_vouches_for_the_pages_it_lists_uncha
         *changer.a_version.lock().unwrap() = (2, w3c(unix_now()));
     });
 
-    let summary = crawl_for(config(data.path(), &origin), 4.0).await;
+    let mut config = config(data.path(), &origin);
+    config.duration = Some(Duration::from_secs(4));
+    let crawler = freshet_crawl::Crawler::open(config).unwrap();
+    let admin = crawler.admin();
+    let question = async {
+        tokio::time::sleep(Duration::from_millis(3_500)).await;
+        admin.explain(&format!("{origin}/b")).await.unwrap()
+    };
+    let (summary, b) = tokio::join!(crawler.run(std::future::pending()), question);
+    let summary = summary.unwrap();
+    // /b, fetched once at the start, is current as of a later read, which its age counts from.
+    let (last_fetch, current_since) = (b.last_fetch.unwrap(), b.current_since.unwrap());
+    assert!(current_since > last_fetch + 1.0, "fetched at {last_fetch}, current since {current_since}");
     // Six pages changed at once, each told and found changed: four checks prove the host.
     assert_eq!((summary.sitemap_changes, summary.sitemap_changes_confirmed), (6, 6));
     for page in ["/a", "/c0", "/c4"] {

@@ -317,11 +317,12 @@ impl Crawler {
         // A page a trusted read vouched for: the read's word is part of the observation (see
         // `revisit::observe_after_vouch`), and a change its Last-Modified dates before the
         // read is one the sitemap missed.
-        let vouched_at = if self.vouched.remove(&job.page.0) && told.is_none() {
-            self.host_mut(job.host)?.sitemaps.latest_read()
-        } else {
-            None
-        };
+        let vouched = self.vouched.contains(job.page.0 as usize);
+        if vouched {
+            self.vouched.set(job.page.0 as usize, false);
+        }
+        let vouched_at =
+            if vouched && told.is_none() { self.host_mut(job.host)?.sitemaps.latest_read() } else { None };
         let observation = content.then(|| {
             let check = ContentCheck::of(not_modified, fingerprint, &new_fingerprint);
             let modified = last_modified.as_deref().and_then(http_date_unix);

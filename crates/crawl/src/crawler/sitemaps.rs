@@ -463,7 +463,11 @@ impl Crawler {
             return Ok(());
         }
         if self.scheduler.set_last_fetch(admission.page, told.read_at, now)? {
-            self.vouched.insert(admission.page.0);
+            let bit = admission.page.0 as usize;
+            if bit >= self.vouched.len() {
+                self.vouched.grow((bit + 1).next_power_of_two());
+            }
+            self.vouched.insert(bit);
             self.summary.sitemap_vouched += 1;
         }
         Ok(())
