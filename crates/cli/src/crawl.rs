@@ -344,8 +344,8 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
     }
     if summary.sitemap_changes > 0 {
         println!(
-            "{} known pages a sitemap's lastmod said changed since their last fetch, fetched again at \
-             once ({} found changed)",
+            "{} known pages a sitemap's lastmod said changed since their last fetch, made due at once \
+             ({} fetched since and found changed)",
             summary.sitemap_changes, summary.sitemap_changes_confirmed
         );
     }
