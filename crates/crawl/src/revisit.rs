@@ -453,18 +453,7 @@ mod tests {
         // 1,650 changes seen, so a standard error near 2.5%): both posteriors (with exact
         // Last-Modified ages, and from changed/unchanged alone) find the rate within 12%,
         // though the crawl prior is a change a day.
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut uniform = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
-        let mut changes = vec![0.0];
-        while changes.last().is_some_and(|&t| t < 20_000.0) {
-            let last = changes.last().copied().unwrap_or(0.0);
-            changes.push(last - (1.0 - uniform()).ln() / 0.1);
-        }
+        let changes = poisson_changes(0.1, 20_000.0, 0x9e37_79b9_7f4a_7c15);
         let prior = HostRates::default().prior(1.0 / 86_400.0, Some(4.0), 2.0).unwrap();
         for with_last_modified in [true, false] {
             let mut memory = PageMemory::default();

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{crawl_for, one_pass_config, read_log, warc_files, warcio_check};
+use common::{crawl_for, one_pass_config, read_log, serve_site, warc_files, warcio_check};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -47,15 +47,7 @@ fn answer(site: &Site, origin: &str, path: &str) -> axum::response::Response {
 }
 
 async fn start(site: Arc<Site>) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let origin = format!("http://localhost:{}", listener.local_addr().unwrap().port());
-    let app_origin = origin.clone();
-    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
-        let (site, origin) = (Arc::clone(&site), app_origin.clone());
-        async move { answer(&site, &origin, uri.path()) }
-    });
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    origin
+    serve_site(site, answer).await
 }
 
 fn requests(site: &Site, path: &str) -> u32 {

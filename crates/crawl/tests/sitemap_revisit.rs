@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{crawl_for, one_pass_config, read_log, warcio_check};
+use common::{crawl_for, one_pass_config, read_log, serve_site, warcio_check};
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -29,6 +29,19 @@ struct Site {
     lastmod_is_now: bool,
     /// Pages `/c0`, `/c1`, … that change with `/a` (and are listed with its `lastmod`).
     c_pages: u32,
+}
+
+impl Site {
+    /// A site starting now, `/a` at version 1 with an old `lastmod`.
+    fn new(lastmod_is_now: bool, c_pages: u32) -> Arc<Self> {
+        Arc::new(Self {
+            started: Instant::now(),
+            requests: Mutex::default(),
+            a_version: Mutex::new((1, "2001-01-01".into())),
+            lastmod_is_now,
+            c_pages,
+        })
+    }
 }
 
 /// W3C datetime of the Unix time `seconds`, to the millisecond (RFC 3339 is a profile of it).
@@ -89,15 +102,7 @@ fn answer(site: &Site, origin: &str, path: &str) -> axum::response::Response {
 }
 
 async fn start(site: Arc<Site>) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let origin = format!("http://localhost:{}", listener.local_addr().unwrap().port());
-    let app_origin = origin.clone();
-    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
-        let (site, origin) = (Arc::clone(&site), app_origin.clone());
-        async move { answer(&site, &origin, uri.path()) }
-    });
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    origin
+    serve_site(site, answer).await
 }
 
 fn requests(site: &Site, path: &str) -> u32 {
@@ -116,13 +121,7 @@ fn config(data: &std::path::Path, origin: &str) -> freshet_crawl::CrawlConfig {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sitemaps_read_again_find_new_pages_and_a_known_page_that_changed() {
-    let site = Arc::new(Site {
-        started: Instant::now(),
-        requests: Mutex::default(),
-        a_version: Mutex::new((1, "2001-01-01".into())),
-        lastmod_is_now: false,
-        c_pages: 0,
-    });
+    let site = Site::new(false, 0);
     let origin = start(Arc::clone(&site)).await;
     let data = tempfile::tempdir().unwrap();
     let changer = Arc::clone(&site);
@@ -159,13 +158,7 @@ async fn sitemaps_read_again_find_new_pages_and_a_known_page_that_changed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lastmods_that_the_fetches_find_wrong_are_ignored_for_the_rest_of_the_run() {
-    let site = Arc::new(Site {
-        started: Instant::now(),
-        requests: Mutex::default(),
-        a_version: Mutex::new((1, "2001-01-01".into())),
-        lastmod_is_now: true,
-        c_pages: 0,
-    });
+    let site = Site::new(true, 0);
     let origin = start(Arc::clone(&site)).await;
     let data = tempfile::tempdir().unwrap();
 
@@ -199,13 +192,7 @@ async fn lastmods_that_the_fetches_find_wrong_are_ignored_for_the_rest_of_the_ru
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_whose_lastmods_proved_right_vouches_for_the_pages_it_lists_unchanged() {
-    let site = Arc::new(Site {
-        started: Instant::now(),
-        requests: Mutex::default(),
-        a_version: Mutex::new((1, "2001-01-01".into())),
-        lastmod_is_now: false,
-        c_pages: 5,
-    });
+    let site = Site::new(false, 5);
     let origin = start(Arc::clone(&site)).await;
     let data = tempfile::tempdir().unwrap();
     let changer = Arc::clone(&site);

@@ -64,3 +64,21 @@ pub(crate) async fn crawl_for(config: CrawlConfig, seconds: f64) -> CrawlSummary
 pub(crate) async fn crawl(config: CrawlConfig) -> CrawlSummary {
     Crawler::open(config).unwrap().run(std::future::pending()).await.unwrap()
 }
+
+/// Serves `answer(site, origin, path)` for every request, on 127.0.0.1 under the name
+/// `localhost` and a free port, and returns the origin (`http://localhost:PORT`).
+#[allow(dead_code)]
+pub(crate) async fn serve_site<S: Send + Sync + 'static>(
+    site: std::sync::Arc<S>,
+    answer: fn(&S, &str, &str) -> axum::response::Response,
+) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://localhost:{}", listener.local_addr().unwrap().port());
+    let app_origin = origin.clone();
+    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+        let (site, origin) = (std::sync::Arc::clone(&site), app_origin.clone());
+        async move { answer(&site, &origin, uri.path()) }
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    origin
+}
