@@ -115,6 +115,13 @@ async fn metrics(State(endpoint): State<Endpoint>) -> Response {
     metrics::counter!("freshet_payloads_unindexed_total").absolute(status.payloads_unindexed);
     metrics::counter!("freshet_near_duplicates_total").absolute(status.near_duplicates);
     metrics::gauge!("freshet_near_duplicates_indexed").set(status.near_duplicates_indexed as f64);
+    let sitemaps = status.sitemaps;
+    metrics::counter!("freshet_sitemap_rereads_total").absolute(sitemaps.rereads);
+    metrics::counter!("freshet_sitemap_changes_total").absolute(sitemaps.changes);
+    metrics::counter!("freshet_sitemap_changes_confirmed_total").absolute(sitemaps.changes_confirmed);
+    metrics::counter!("freshet_sitemap_vouched_total").absolute(sitemaps.vouched);
+    metrics::counter!("freshet_sitemap_misses_total").absolute(sitemaps.misses);
+    metrics::counter!("freshet_sitemap_lastmods_ignored_total").absolute(sitemaps.lastmods_ignored);
     for host in &status.hosts {
         metrics::gauge!("freshet_host_lambda", "host" => host.host.clone()).set(host.lambda);
     }

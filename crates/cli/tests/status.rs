@@ -116,6 +116,10 @@ fn status_and_explain_read_a_running_crawl() {
         "freshet_identical_payloads_total",
         "freshet_duplicates_total",
         "freshet_payloads_indexed",
+        "freshet_sitemap_rereads_total",
+        "freshet_sitemap_changes_total",
+        "freshet_sitemap_vouched_total",
+        "freshet_sitemap_lastmods_ignored_total",
         "freshet_host_lambda",
     ] {
         assert!(metrics.contains(name), "{name} missing from /metrics:\n{metrics}");

@@ -158,8 +158,31 @@ pub struct CrawlStatus {
     /// [`crate::dedup`]).
     #[serde(default)]
     pub near_duplicates_indexed: u64,
+    /// Sitemaps in this run (see the crate docs, "Sitemaps"): reads of hosts' sitemaps after
+    /// their first, pages a `lastmod` told changed, of their fetches those that found a change,
+    /// copies a proved sitemap vouched for, changes it missed, and hosts whose `lastmod`s are
+    /// ignored ([`crate::CrawlSummary`]'s `sitemap_*` counts).
+    #[serde(default)]
+    pub sitemaps: SitemapCounts,
     /// The hosts with the highest `λ_i`, highest first.
     pub hosts: Vec<HostStatus>,
+}
+
+/// What the sitemaps did in a run, as [`crate::CrawlSummary`] counts it.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SitemapCounts {
+    /// [`crate::CrawlSummary::sitemap_rereads`].
+    pub rereads: u64,
+    /// [`crate::CrawlSummary::sitemap_changes`].
+    pub changes: u64,
+    /// [`crate::CrawlSummary::sitemap_changes_confirmed`].
+    pub changes_confirmed: u64,
+    /// [`crate::CrawlSummary::sitemap_vouched`].
+    pub vouched: u64,
+    /// [`crate::CrawlSummary::sitemap_misses`].
+    pub misses: u64,
+    /// [`crate::CrawlSummary::sitemap_lastmods_ignored`].
+    pub lastmods_ignored: u64,
 }
 
 /// One host in a [`CrawlStatus`].

@@ -207,10 +207,15 @@ async fn a_host_whose_lastmods_proved_right_vouches_for_the_pages_it_lists_uncha
     let admin = crawler.admin();
     let question = async {
         tokio::time::sleep(Duration::from_millis(3_500)).await;
-        admin.explain(&format!("{origin}/b")).await.unwrap()
+        let status = admin.status().await.unwrap();
+        (admin.explain(&format!("{origin}/b")).await.unwrap(), status)
     };
-    let (summary, b) = tokio::join!(crawler.run(std::future::pending()), question);
+    let (summary, (b, status)) = tokio::join!(crawler.run(std::future::pending()), question);
     let summary = summary.unwrap();
+    // The running crawl's status counts what the summary counts (the /metrics counters).
+    assert_eq!((status.sitemaps.changes, status.sitemaps.changes_confirmed), (6, 6));
+    assert!(status.sitemaps.vouched > 0 && status.sitemaps.vouched <= summary.sitemap_vouched);
+    assert!(status.sitemaps.rereads > 0 && status.sitemaps.rereads <= summary.sitemap_rereads);
     // /b, fetched once at the start, is current as of a later read, which its age counts from.
     let (last_fetch, current_since) = (b.last_fetch.unwrap(), b.current_since.unwrap());
     assert!(current_since > last_fetch + 1.0, "fetched at {last_fetch}, current since {current_since}");

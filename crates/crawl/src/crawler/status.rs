@@ -8,7 +8,7 @@ use freshet_schedule::online::{OnlineError, Status};
 use tokio::time::Instant;
 
 use super::{Crawler, unix_now};
-use crate::admin::{CrawlStatus, ExplainError, HostStatus, PageReport, Request};
+use crate::admin::{CrawlStatus, ExplainError, HostStatus, PageReport, Request, SitemapCounts};
 use crate::dedup::PayloadRecord;
 use crate::focus::FocusGate;
 use crate::revisit::{self, PageMemory, Revisit};
@@ -99,6 +99,14 @@ impl Crawler {
             payloads_unindexed: self.payloads.unindexed(),
             near_duplicates: self.summary.near_duplicates,
             near_duplicates_indexed: self.near_duplicates.len() as u64,
+            sitemaps: SitemapCounts {
+                rereads: self.summary.sitemap_rereads,
+                changes: self.summary.sitemap_changes,
+                changes_confirmed: self.summary.sitemap_changes_confirmed,
+                vouched: self.summary.sitemap_vouched,
+                misses: self.summary.sitemap_misses,
+                lastmods_ignored: self.summary.sitemap_lastmods_ignored,
+            },
             hosts,
         }
     }
