@@ -151,8 +151,9 @@
 //! - **A `<lastmod>` is checked by the fetch it causes.** A host whose sitemap-triggered fetches
 //!   mostly find the content unchanged (fewer than half of four or more: a generator that
 //!   writes the time of generation for every URL) has its `lastmod`s ignored for the rest of
-//!   the run (the page's log line says so; [`CrawlSummary::sitemap_lastmods_ignored`]); its
-//!   sitemaps are still read for new URLs. [`CrawlSummary::sitemap_changes_confirmed`] counts
+//!   the run (the page's log line says so; [`CrawlSummary::sitemap_lastmods_ignored`]), and the
+//!   pages they made due that wait for their fetch get their copy's time back; its sitemaps
+//!   are still read for new URLs. [`CrawlSummary::sitemap_changes_confirmed`] counts
 //!   the fetches that found the change.
 //! - **A proved sitemap vouches for what it lists unchanged.** Once a host's `lastmod`s have
 //!   passed four or more checks (mostly right), a read that lists a known page with a

@@ -182,6 +182,21 @@ async fn lastmods_that_the_fetches_find_wrong_are_ignored_for_the_rest_of_the_ru
         !log[verdict..].iter().any(|line| line.kind == LogKind::Changed),
         "no page told changed after the verdict"
     );
+    // The pages told before the verdict and not fetched by then wait for their turn again (at
+    // this budget, none comes within the run): only one in flight at the verdict may follow.
+    let mut waiting = std::collections::HashSet::new();
+    for line in &log[..verdict] {
+        match line.kind {
+            LogKind::Changed => waiting.insert(line.url.clone()),
+            LogKind::Page => waiting.remove(&line.url),
+            _ => false,
+        };
+    }
+    let fetched_after = log[verdict + 1..]
+        .iter()
+        .filter(|line| line.kind == LogKind::Page && waiting.contains(&line.url))
+        .count();
+    assert!(fetched_after <= 1, "{fetched_after} of {} told pages fetched after the verdict", waiting.len());
     let ignored_reads = log[verdict..]
         .iter()
         .filter(|line| line.kind == LogKind::Sitemap)

@@ -312,7 +312,7 @@ impl Crawler {
         self.carrier_fetched(job.page, job.host)?;
         // A page a sitemap said changed: the fetch checks the sitemap's word, and if it was
         // right, the observation is the sitemap's (see `revisit::observe_sitemap_change`).
-        let told = self.sitemap_told.remove(&job.page);
+        let told = self.sitemap_told.remove(&job.page).map(|told| told.word);
         let memory_before_fetch = memory.last_content;
         // A page a trusted read vouched for: the read's word is part of the observation (see
         // `revisit::observe_after_vouch`), and a change its Last-Modified dates before the
@@ -351,9 +351,11 @@ impl Crawler {
             self.summary.sitemap_changes_confirmed += u64::from(changed);
             let trust = &mut self.host_mut(job.host)?.sitemaps.trust;
             if trust.record(changed) {
+                let checks = trust.describe();
+                let withdrawn = self.withdraw_told(job.host, now)?;
                 note = Some(format!(
-                    "the host's sitemap lastmods are ignored for the rest of the run: {}",
-                    trust.describe()
+                    "the host's sitemap lastmods are ignored for the rest of the run: {checks}; \
+                     {withdrawn} pages they made due wait for their turn again"
                 ));
                 self.summary.sitemap_lastmods_ignored += 1;
             }

@@ -212,7 +212,7 @@ pub struct Crawler {
     /// Known pages a sitemap said changed, made due at once and not fetched since (set by
     /// `sitemap_changes`, taken by `finish_page`). In memory only: a crash loses at most the
     /// sitemap's word, and the page's next fetch is observed as any other.
-    sitemap_told: HashMap<PageId, crate::revisit::SitemapTold>,
+    sitemap_told: HashMap<PageId, sitemaps::Told>,
     /// When each host's sitemaps are due to be read again (Unix seconds as bits, with the
     /// host's id; see `Crawler::wake_sitemap_reads`), earliest first.
     sitemap_timers: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>>,

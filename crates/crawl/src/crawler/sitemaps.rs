@@ -111,6 +111,19 @@ impl LastmodTrust {
     }
 }
 
+/// A page a sitemap read told changed, made due at once and not fetched since.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Told {
+    /// What the read said (for the observation of the page's next fetch).
+    pub(crate) word: SitemapTold,
+    /// The page's host.
+    host: HostId,
+    /// The time its copy was current as of before the read (its last fetch, or the read that
+    /// last vouched for it): given back if the host's `lastmod`s are found wrong before the
+    /// page is fetched.
+    copy_of: f64,
+}
+
 /// What became of a sitemap URL offered to a host's queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Offer {
@@ -347,6 +360,34 @@ impl Crawler {
         Ok(())
     }
 
+    /// `host`'s `lastmod`s were just found wrong: the pages they made due at once and that
+    /// wait for their fetch get their copy's time back (`Scheduler::set_last_fetch`), so the
+    /// budget does not go to them on the word of a sitemap now ignored. Returns how many.
+    pub(super) fn withdraw_told(&mut self, host: HostId, now: f64) -> Result<u64> {
+        let pages: Vec<(PageId, f64)> = self
+            .sitemap_told
+            .iter()
+            .filter(|(_, told)| told.host == host)
+            .map(|(&page, told)| (page, told.copy_of))
+            .collect();
+        let mut withdrawn = 0;
+        for (page, copy_of) in pages {
+            // One in flight keeps its entry: its fetch is under way and checks the word.
+            match self.scheduler.set_last_fetch(page, copy_of, now) {
+                Ok(true) => {
+                    self.sitemap_told.remove(&page);
+                    withdrawn += 1;
+                }
+                Ok(false) => {}
+                Err(freshet_schedule::online::OnlineError::UnknownPage(_)) => {
+                    self.sitemap_told.remove(&page);
+                }
+                Err(error) => return Err(error.into()),
+            }
+        }
+        Ok(withdrawn)
+    }
+
     /// Gives the page that lent its turn to `host`'s sitemap read its last fetch back, once
     /// the read's files are all requested (see [`Crawler::wake_sitemap_reads`]).
     fn return_carrier(&mut self, host: HostId, now: f64) -> Result<()> {
@@ -443,7 +484,8 @@ impl Crawler {
                 continue;
             }
             self.summary.sitemap_changes += 1;
-            self.sitemap_told.insert(admission.page, told);
+            self.sitemap_told
+                .insert(admission.page, Told { word: told, host: admission.host, copy_of: last_fetch });
             let detail =
                 format!("sitemap lastmod {lastmod:.0} after the last fetch at {last_fetch:.0}: due now");
             self.log.write(&LogLine::changed(url.as_str(), detail))?;
@@ -492,10 +534,11 @@ impl Crawler {
         if !sitemaps.trust.record(false) {
             return Ok(None);
         }
+        let checks = sitemaps.trust.describe();
+        let withdrawn = self.withdraw_told(host, unix_now())?;
         let note = format!(
             "the host's sitemap lastmods are ignored for the rest of the run: it missed this page's \
-             change ({})",
-            sitemaps.trust.describe()
+             change ({checks}); {withdrawn} pages they made due wait for their turn again"
         );
         self.summary.sitemap_lastmods_ignored += 1;
         Ok(Some(note))
