@@ -326,6 +326,12 @@ impl Crawler {
             }
             self.sitemap_timers.pop();
             let host = HostId(host);
+            // A carrier that left the schedule (skipped, gone) before its slot came lends
+            // nothing any more.
+            let carrier = self.host_mut(host)?.sitemaps.carrier;
+            if carrier.is_some_and(|(page, _)| !self.scheduler.contains(page)) {
+                self.host_mut(host)?.sitemaps.carrier = None;
+            }
             let state = self.host_mut(host)?;
             let sitemaps = &state.sitemaps;
             let wanted = sitemaps.read_due(now, interval) || !sitemaps.queue.is_empty();

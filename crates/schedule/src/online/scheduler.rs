@@ -284,6 +284,12 @@ impl<O: Objective> Scheduler<O> {
         Ok(())
     }
 
+    /// Whether `page` is in the schedule (added and not removed; in flight or not).
+    #[must_use]
+    pub fn contains(&self, page: PageId) -> bool {
+        self.pages.get(page.0 as usize).is_some_and(|slot| slot.is_present())
+    }
+
     /// The start of `page`'s last fetch; `None` if it was never fetched (or is unknown).
     #[must_use]
     pub fn last_fetch(&self, page: PageId) -> Option<f64> {

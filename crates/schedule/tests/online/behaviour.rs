@@ -369,6 +369,9 @@ fn a_page_given_back_its_last_fetch_waits_for_its_turn_again() {
     assert!(!scheduler.set_last_fetch(PageId(0), 0.0, 0.6).unwrap(), "in flight: left alone");
     assert_eq!(scheduler.last_fetch(PageId(0)), None);
     assert!(matches!(scheduler.set_last_fetch(PageId(9), 0.0, 1.0), Err(OnlineError::UnknownPage(_))));
+    assert!(scheduler.contains(PageId(0)) && !scheduler.contains(PageId(9)));
+    scheduler.remove(PageId(0)).unwrap();
+    assert!(!scheduler.contains(PageId(0)), "removed, though its fetch is still in flight");
 }
 
 /// Regression (found by the crawler's focused crawl, `freshet_crawl::focus`): pages never
