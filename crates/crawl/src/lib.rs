@@ -157,7 +157,8 @@
 //!   the fetches that found the change.
 //! - **A proved sitemap vouches for what it lists unchanged.** Once a host's `lastmod`s have
 //!   passed four or more checks (mostly right), a read that lists a known page with a
-//!   `lastmod` at or before its copy says the copy is current as of the read, as a 304 would:
+//!   `lastmod` whose period ends by its copy (a date without a time names a whole day, and
+//!   says nothing of a copy of that day) says the copy is current as of the read, as a 304 would:
 //!   the page's age counts from the read (`Scheduler::set_last_fetch`), and the budget goes to
 //!   the pages that changed or may have ([`CrawlSummary::sitemap_vouched`]). The next fetch
 //!   of such a page checks the word where the page sends Last-Modified: a change dated before

@@ -293,8 +293,11 @@ pub fn observe(
 pub struct SitemapTold {
     /// When the sitemap was read (Unix seconds).
     pub read_at: f64,
-    /// The page's `<lastmod>` in it (Unix seconds).
+    /// The page's `<lastmod>` in it (Unix seconds): the start of the period it names.
     pub lastmod: f64,
+    /// The end of that period: a `lastmod` names a day, a minute or a second, and the change
+    /// may lie anywhere in it (`lastmod + 1` for a time to the second).
+    pub lastmod_until: f64,
     /// When the host's read of its sitemaps before this one began, if there was one: the
     /// page's `<lastmod>` then was not after its last fetch, or it would have been fetched.
     pub previous_read: Option<f64>,
@@ -316,16 +319,24 @@ pub struct SitemapTold {
 /// honest observations, and the read before says what the reads in between said: nothing
 /// changed (the span from the read to the fetch is left out; leaving out a span chosen
 /// without looking at it biases nothing).
+///
+/// Only a `lastmod` to the second is taken as the change's time and lets the previous read
+/// vouch for the span before it: one that names a day (or a minute) may hide a change made
+/// after the page's last fetch within that period, which the previous read could not tell, so
+/// then the observation is the interval to this read, changed, without a time of change.
 pub fn observe_sitemap_change(memory: &mut PageMemory, told: SitemapTold, fetched_at: f64) -> bool {
+    let to_the_second = told.lastmod_until - told.lastmod <= 1.0;
     let mut observed = false;
     if let (Some(last_fetch), Some(previous)) = (memory.last_content, told.previous_read)
+        && to_the_second
         && previous > last_fetch
         && told.lastmod > previous
     {
         // Unchanged with a Last-Modified as old as the interval: exposure, as a 304 would add.
         observed = observe(memory, previous, ContentCheck::Unchanged, Some(last_fetch));
     }
-    observed |= observe(memory, told.read_at, ContentCheck::Changed, Some(told.lastmod));
+    let modified = to_the_second.then_some(told.lastmod);
+    observed |= observe(memory, told.read_at, ContentCheck::Changed, modified);
     memory.last_content = Some(fetched_at);
     observed
 }
@@ -479,6 +490,31 @@ mod tests {
     }
 
     #[test]
+    fn a_lastmod_that_names_a_day_is_no_time_of_change_and_vouches_for_no_span() {
+        let day = |lastmod: f64| SitemapTold {
+            read_at: 200_000.0,
+            lastmod,
+            lastmod_until: lastmod + 86_400.0,
+            previous_read: Some(150_000.0),
+        };
+        let mut memory = PageMemory::default();
+        observe(&mut memory, 100_000.0, ContentCheck::Unknown, None);
+        assert!(observe_sitemap_change(&mut memory, day(172_800.0), 200_010.0));
+        // One interval to the read, changed, with no Last-Modified and no unchanged span.
+        assert_eq!(memory.history.intervals(), 1);
+        assert_eq!(memory.history.changed_time(), 100_000.0);
+        assert_eq!(memory.history.last_modified_intervals(), 0);
+        assert_eq!(memory.last_content, Some(200_010.0));
+        // To the second: the previous read's span, then the change with its time.
+        let mut exact = PageMemory::default();
+        observe(&mut exact, 100_000.0, ContentCheck::Unknown, None);
+        let second = SitemapTold { lastmod: 180_000.0, lastmod_until: 180_001.0, ..day(0.0) };
+        assert!(observe_sitemap_change(&mut exact, second, 200_010.0));
+        assert_eq!((exact.history.unchanged_time(), exact.history.changed_time()), (50_000.0, 50_000.0));
+        assert_eq!(exact.history.last_modified_intervals(), 2);
+    }
+
+    #[test]
     fn a_change_after_a_vouched_read_keeps_the_span_the_sitemap_vouched_for() {
         let mut memory = PageMemory::default();
         observe(&mut memory, 100.0, ContentCheck::Unknown, None);
@@ -552,7 +588,7 @@ mod tests {
                 }
                 if lastmod > last_fetch {
                     let fetched_at = read_at + 0.5;
-                    let told = SitemapTold { read_at, lastmod, previous_read };
+                    let told = SitemapTold { read_at, lastmod, lastmod_until: lastmod, previous_read };
                     assert!(observe_sitemap_change(&mut told_memory, told, fetched_at));
                     let modified = Some(last_change(&changes, fetched_at));
                     observe(&mut own_memory, fetched_at, ContentCheck::Changed, modified);

@@ -9,7 +9,9 @@ use std::collections::{HashSet, VecDeque};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use freshet_fetch::sitemap::{LocationRule, Sitemap, SitemapError, SitemapFormat, SitemapOptions};
+use freshet_fetch::sitemap::{
+    DatePrecision, LocationRule, Sitemap, SitemapError, SitemapFormat, SitemapOptions,
+};
 use freshet_fetch::{Fetch, Outcome};
 use freshet_frontier::{Admission, CommitReport, Op, url_fingerprint};
 use freshet_robots::{Access, RobotsEntry};
@@ -149,6 +151,40 @@ pub(super) fn missed_change(
     match (previous_fetch, modified, read_started) {
         (Some(previous), Some(modified), Some(read)) => modified > previous && modified <= read,
         _ => false,
+    }
+}
+
+/// What a `lastmod` says of a copy current as of `copy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Word {
+    /// Changed since: the period the `lastmod` names starts after the copy.
+    Changed,
+    /// Not changed since: the period ends by the copy.
+    Unchanged,
+    /// The copy falls within the period (a date-only `lastmod` of the day of the last fetch):
+    /// the change may be before it or after it.
+    Nothing,
+}
+
+fn lastmod_says(told: &SitemapTold, copy: f64) -> Word {
+    if told.lastmod > copy {
+        Word::Changed
+    } else if told.lastmod_until <= copy {
+        Word::Unchanged
+    } else {
+        Word::Nothing
+    }
+}
+
+/// The length of the period a `lastmod` of this precision names, at most (a month of 31 days,
+/// a year of 366).
+fn period_seconds(precision: DatePrecision) -> f64 {
+    match precision {
+        DatePrecision::Second => 1.0,
+        DatePrecision::Minute => 60.0,
+        DatePrecision::Day => 86_400.0,
+        DatePrecision::Month => 31.0 * 86_400.0,
+        DatePrecision::Year => 366.0 * 86_400.0,
     }
 }
 
@@ -482,9 +518,13 @@ impl Crawler {
                 continue;
             }
             let Some(last_fetch) = self.scheduler.last_fetch(admission.page) else { continue };
-            if lastmod <= last_fetch {
-                self.vouch(admission, told, last_fetch, now)?;
-                continue;
+            match lastmod_says(&told, last_fetch) {
+                Word::Unchanged => {
+                    self.vouch(admission, told, last_fetch, now)?;
+                    continue;
+                }
+                Word::Nothing => continue,
+                Word::Changed => {}
             }
             if !self.scheduler.mark_stale(admission.page, now)? {
                 continue;
@@ -587,7 +627,8 @@ impl Crawler {
                         && let Some(last_modified) = entry.last_modified
                     {
                         let lastmod = last_modified.unix_seconds;
-                        let told = SitemapTold { read_at: now, lastmod, previous_read };
+                        let lastmod_until = lastmod + period_seconds(last_modified.precision);
+                        let told = SitemapTold { read_at: now, lastmod, lastmod_until, previous_read };
                         self.sitemap_lastmods.push((before, told));
                     }
                     if entry.priority_given
@@ -695,6 +736,23 @@ mod tests {
         assert_eq!((sitemaps.listed, sitemaps.urls), (false, 0));
         assert_eq!(sitemaps.offer(url("http://a.test/s1.xml"), &robots, 1), Offer::Queued);
         assert_eq!(sitemaps.offer(url("http://a.test/s2.xml"), &robots, 1), Offer::OverLimit);
+    }
+
+    #[test]
+    fn a_date_only_lastmod_says_nothing_of_a_copy_of_its_own_day() {
+        let day_start = 1_796_000_000.0 - 1_796_000_000.0 % 86_400.0;
+        let told = SitemapTold {
+            read_at: day_start + 80_000.0,
+            lastmod: day_start,
+            lastmod_until: day_start + period_seconds(DatePrecision::Day),
+            previous_read: None,
+        };
+        assert_eq!(lastmod_says(&told, day_start - 1.0), Word::Changed);
+        assert_eq!(lastmod_says(&told, day_start + 3_600.0), Word::Nothing, "fetched that day");
+        assert_eq!(lastmod_says(&told, day_start + 86_400.0), Word::Unchanged);
+        let second = SitemapTold { lastmod_until: day_start + period_seconds(DatePrecision::Second), ..told };
+        assert_eq!(lastmod_says(&second, day_start + 0.5), Word::Nothing);
+        assert_eq!(lastmod_says(&second, day_start + 1.0), Word::Unchanged);
     }
 
     #[test]
