@@ -125,8 +125,8 @@
 //!   becomes the new page's starting weight in the store (its `Discovery::weight`); the
 //!   scheduler's initial weight still comes from [`CrawlConfig::importance`].
 //! - An index's sitemaps on the same origin are queued in turn, as is the target of a sitemap
-//!   that redirects; none is requested twice in a run.
-//! - Per host and run: at most [`CrawlConfig::max_sitemap_files`] files (default 50) and
+//!   that redirects; none is requested twice in one read of the host's sitemaps.
+//! - Per host and read of its sitemaps: at most [`CrawlConfig::max_sitemap_files`] files (default 50) and
 //!   [`CrawlConfig::max_sitemap_urls`] URLs (default 50,000, the protocol's limit for one file);
 //!   what is over is counted in the log line, not requested.
 //! - Each request is archived in WARC and logged with kind `sitemap`: what the file held (URLs,

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{crawl_for, one_pass_config, read_log, warcio_check};
+use common::{crawl_for, one_pass_config, read_log, serve_site, warcio_check};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,7 +20,7 @@ struct Site {
     requests: Mutex<HashMap<String, u32>>,
 }
 
-fn answer(site: &Site, port: u16, target: &str) -> axum::response::Response {
+fn answer(site: &Site, origin: &str, target: &str) -> axum::response::Response {
     use axum::http::{StatusCode, header};
     use axum::response::IntoResponse as _;
     let count = {
@@ -44,7 +44,7 @@ fn answer(site: &Site, port: u16, target: &str) -> axum::response::Response {
         "/a?ref=1" => page("/a"),
         "/a" => page("/a"),
         // A canonical on another origin (the same server under its address, not `localhost`).
-        "/c" => page(&format!("http://127.0.0.1:{port}/c2")),
+        "/c" => page(&format!("{}/c2", origin.replace("//localhost:", "//127.0.0.1:"))),
         // A canonical robots.txt disallows: the crawl could not fetch it.
         "/d" => page("/private/d"),
         _ => (StatusCode::NOT_FOUND, "not found").into_response(),
@@ -52,14 +52,7 @@ fn answer(site: &Site, port: u16, target: &str) -> axum::response::Response {
 }
 
 async fn start(site: Arc<Site>) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
-        let site = Arc::clone(&site);
-        async move { answer(&site, port, uri.path_and_query().map_or("/", |target| target.as_str())) }
-    });
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    format!("http://localhost:{port}")
+    serve_site(site, answer).await
 }
 
 /// A revisiting crawl from the variant and the two other pages, with pages thought to change

@@ -44,6 +44,15 @@ impl Site {
     }
 }
 
+/// Moves `/a` (and the `/c` pages) to version 2 after `delay`, its `lastmod` the time of that.
+fn change_a_after(site: &Arc<Site>, delay: Duration) {
+    let site = Arc::clone(site);
+    tokio::spawn(async move {
+        tokio::time::sleep(delay).await;
+        *site.a_version.lock().unwrap() = (2, w3c(unix_now()));
+    });
+}
+
 /// W3C datetime of the Unix time `seconds`, to the millisecond (RFC 3339 is a profile of it).
 fn w3c(seconds: f64) -> String {
     humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_secs_f64(seconds)).to_string()
@@ -124,11 +133,7 @@ async fn sitemaps_read_again_find_new_pages_and_a_known_page_that_changed() {
     let site = Site::new(false, 0);
     let origin = start(Arc::clone(&site)).await;
     let data = tempfile::tempdir().unwrap();
-    let changer = Arc::clone(&site);
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(1_500)).await;
-        *changer.a_version.lock().unwrap() = (2, w3c(unix_now()));
-    });
+    change_a_after(&site, Duration::from_millis(1_500));
 
     let summary = crawl_for(config(data.path(), &origin), 4.0).await;
     let sitemap_reads = requests(&site, "/sitemap.xml");
@@ -210,11 +215,7 @@ async fn a_host_whose_lastmods_proved_right_vouches_for_the_pages_it_lists_uncha
     let site = Site::new(false, 5);
     let origin = start(Arc::clone(&site)).await;
     let data = tempfile::tempdir().unwrap();
-    let changer = Arc::clone(&site);
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(1_200)).await;
-        *changer.a_version.lock().unwrap() = (2, w3c(unix_now()));
-    });
+    change_a_after(&site, Duration::from_millis(1_200));
 
     let mut config = config(data.path(), &origin);
     config.duration = Some(Duration::from_secs(5));

@@ -708,7 +708,7 @@ mod tests {
         assert_eq!(sitemaps.offer(url("http://a.test:8080/s3.xml"), &robots, 2), Offer::OverLimit);
         let queued: Vec<&str> = sitemaps.queue.iter().map(Url::as_str).collect();
         assert_eq!(queued, ["http://a.test:8080/s1.xml", "http://a.test:8080/deep/s2.xml.gz"]);
-        // Requested files still count: the limit is per host and run.
+        // Requested files still count: the limit is per host and read.
         sitemaps.queue.clear();
         assert_eq!(sitemaps.offer(url("http://a.test:8080/s3.xml"), &robots, 2), Offer::OverLimit);
         assert_eq!(sitemaps.offer(url("http://a.test:8080/s1.xml"), &robots, 2), Offer::Again);

@@ -65,8 +65,9 @@ pub(crate) async fn crawl(config: CrawlConfig) -> CrawlSummary {
     Crawler::open(config).unwrap().run(std::future::pending()).await.unwrap()
 }
 
-/// Serves `answer(site, origin, path)` for every request, on 127.0.0.1 under the name
-/// `localhost` and a free port, and returns the origin (`http://localhost:PORT`).
+/// Serves `answer(site, origin, target)` for every request (`target`: its path and query), on
+/// 127.0.0.1 under the name `localhost` and a free port, and returns the origin
+/// (`http://localhost:PORT`).
 #[allow(dead_code)]
 pub(crate) async fn serve_site<S: Send + Sync + 'static>(
     site: std::sync::Arc<S>,
@@ -77,7 +78,7 @@ pub(crate) async fn serve_site<S: Send + Sync + 'static>(
     let app_origin = origin.clone();
     let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
         let (site, origin) = (std::sync::Arc::clone(&site), app_origin.clone());
-        async move { answer(&site, &origin, uri.path()) }
+        async move { answer(&site, &origin, uri.path_and_query().map_or("/", |target| target.as_str())) }
     });
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     origin
