@@ -102,6 +102,6 @@ pub use error::{Result, StoreError};
 pub use memory::MemoryStore;
 pub use record::{Counts, HostPoliteness, HostRecord, PageRecord, PageState, StoredPage, limits};
 pub use redb_engine::{DEFAULT_CACHE_BYTES, MERGE_RANGES, RedbOptions, RedbStore};
-pub use redis_engine::{RedisOptions, RedisStore};
+pub use redis_engine::{RedisOptions, RedisStore, connect_to_slot_owner};
 pub use seen::{SeenFilter, SeenIndex, url_fingerprint};
 pub use store::FrontierStore;

@@ -38,7 +38,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use freshet_schedule::online::{HostId, PageId};
-use redis::Connection;
+use redis::{Connection, IntoConnectionInfo};
 
 use crate::apply::{Meta, PageRow, Tables, apply_batch, recover_in_flight};
 use crate::batch::{CommitReport, Op};
@@ -115,6 +115,88 @@ fn hget(
     redis::cmd("HGET").arg(key).arg(field).query(connection).map_err(engine(action))
 }
 
+/// A connection to the server that holds the keys of hash tag `{hash_tag}`: the server at `url`
+/// itself, unless it is a node of a Redis Cluster (`cluster_enabled:1`), then the master that
+/// serves the tag's slot (`CLUSTER KEYSLOT`, `CLUSTER SLOTS`), reached with `url`'s credentials.
+/// A frontier's keys all carry one tag, so one node answers all of a commit's commands and its
+/// `MULTI`/`EXEC`; the `redis` crate's cluster client would route each command on its own and
+/// refuse the transaction's client-bound verbs (`CLIENT ID`), which the one-writer rule needs.
+///
+/// A slot that moves to another node while the connection is open (a resharding, a failover)
+/// makes the next command fail with `MOVED`: the caller gets that error (nothing of a failed
+/// commit is applied) and opens again, which finds the slot's new master.
+///
+/// # Errors
+/// [`StoreError::Engine`]: the URL, the connection, a cluster node that does not say where the
+/// slot is, or a slot that no master serves (a cluster not yet `ok`).
+pub fn connect_to_slot_owner(url: &str, hash_tag: &str) -> Result<Connection> {
+    let info = url.into_connection_info().map_err(engine("parse the server's URL"))?;
+    let mut connection = redis::Client::open(info.clone())
+        .map_err(engine("open"))?
+        .get_connection()
+        .map_err(engine("connect"))?;
+    let server: String = redis::cmd("INFO")
+        .arg("cluster")
+        .query(&mut connection)
+        .map_err(engine("ask whether the server is a cluster node"))?;
+    if !server.lines().any(|line| line.trim() == "cluster_enabled:1") {
+        return Ok(connection);
+    }
+    let slot: i64 = redis::cmd("CLUSTER")
+        .arg("KEYSLOT")
+        .arg(format!("{{{hash_tag}}}"))
+        .query(&mut connection)
+        .map_err(engine("ask the cluster for a key's slot"))?;
+    let ranges: Vec<redis::Value> = redis::cmd("CLUSTER")
+        .arg("SLOTS")
+        .query(&mut connection)
+        .map_err(engine("read the cluster's slots"))?;
+    let master = ranges.iter().find_map(|range| slot_master(range, slot)).ok_or_else(|| {
+        refused(
+            "connect",
+            format!("no master of the Redis Cluster at {url} serves slot {slot} (of {{{hash_tag}}}): is the cluster ok?"),
+        )
+    })?;
+    if let redis::ConnectionAddr::Tcp(host, port) = info.addr()
+        && (host.as_str(), *port) == (master.0.as_str(), master.1)
+    {
+        return Ok(connection);
+    }
+    let (host, port) = master;
+    let addr = match info.addr() {
+        redis::ConnectionAddr::TcpTls { insecure, tls_params, .. } => {
+            redis::ConnectionAddr::TcpTls { host, port, insecure: *insecure, tls_params: tls_params.clone() }
+        }
+        _ => redis::ConnectionAddr::Tcp(host, port),
+    };
+    redis::Client::open(info.set_addr(addr))
+        .map_err(engine("open"))?
+        .get_connection()
+        .map_err(engine("connect to the slot's master"))
+}
+
+/// The master's address in one entry of `CLUSTER SLOTS` (`[start, end, [host, port, id, …],
+/// replicas…]`) if the entry's range holds `slot`.
+fn slot_master(range: &redis::Value, slot: i64) -> Option<(String, u16)> {
+    use redis::Value;
+    let Value::Array(fields) = range else { return None };
+    let (Some(Value::Int(start)), Some(Value::Int(end)), Some(Value::Array(master))) =
+        (fields.first(), fields.get(1), fields.get(2))
+    else {
+        return None;
+    };
+    if !(*start..=*end).contains(&slot) {
+        return None;
+    }
+    let host = match master.first()? {
+        Value::BulkString(bytes) => String::from_utf8(bytes.clone()).ok()?,
+        Value::SimpleString(text) => text.clone(),
+        _ => return None,
+    };
+    let Value::Int(port) = master.get(1)? else { return None };
+    Some((host, u16::try_from(*port).ok()?))
+}
+
 /// Refuses a server that does not sync its append-only file at every write, unless
 /// [`RedisOptions::require_fsync`] is off (see the module docs).
 fn check_fsync(connection: &mut Connection, options: &RedisOptions) -> Result<()> {
@@ -187,8 +269,7 @@ impl RedisStore {
     /// [`RedisOptions::require_fsync`]), the prefix held by another live connection;
     /// [`StoreError::FormatMismatch`]: a store written by another layout.
     pub fn open(options: RedisOptions) -> Result<Self> {
-        let client = redis::Client::open(options.url.as_str()).map_err(engine("open"))?;
-        let mut connection = client.get_connection().map_err(engine("connect"))?;
+        let mut connection = connect_to_slot_owner(&options.url, &options.prefix)?;
         check_fsync(&mut connection, &options)?;
         let keys = Keys::new(&options.prefix);
         let me: i64 = redis::cmd("CLIENT").arg("ID").query(&mut connection).map_err(engine("client id"))?;
@@ -256,8 +337,7 @@ impl RedisStore {
     /// # Errors
     /// [`StoreError::Engine`], as [`open`](Self::open)'s.
     pub fn check_server(options: &RedisOptions) -> Result<()> {
-        let client = redis::Client::open(options.url.as_str()).map_err(engine("open"))?;
-        let mut connection = client.get_connection().map_err(engine("connect"))?;
+        let mut connection = connect_to_slot_owner(&options.url, &options.prefix)?;
         check_fsync(&mut connection, options)
     }
 
