@@ -8,6 +8,15 @@ use freshet_schedule::online::{HostId, PageId};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
+    /// A shard plan that is not shard `index` of `count` with `index < count` (see
+    /// [`ShardPlan`](crate::ShardPlan)).
+    #[error("shard {index} of {count} is not a shard: give K/N with N at least 1 and K from 0 to N-1")]
+    InvalidShard {
+        /// The shard's index (0 when the text did not parse).
+        index: u32,
+        /// The number of shards (0 when the text did not parse).
+        count: u32,
+    },
     /// A required text field (a URL, a host key) is empty.
     #[error("operation {op}: {field} is empty")]
     Empty {

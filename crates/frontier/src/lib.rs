@@ -92,6 +92,7 @@ mod record;
 mod redb_engine;
 mod redis_engine;
 mod seen;
+mod shards;
 mod store;
 
 #[cfg(feature = "conformance")]
@@ -104,4 +105,5 @@ pub use record::{Counts, HostPoliteness, HostRecord, PageRecord, PageState, Stor
 pub use redb_engine::{DEFAULT_CACHE_BYTES, MERGE_RANGES, RedbOptions, RedbStore};
 pub use redis_engine::{RedisOptions, RedisStore, connect_to_slot_owner};
 pub use seen::{SeenFilter, SeenIndex, url_fingerprint};
+pub use shards::{Handover, ShardExchange, ShardPlan};
 pub use store::FrontierStore;

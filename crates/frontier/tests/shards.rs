@@ -1,0 +1,101 @@
+//! The shards' handover on a Redis server of the test's own (`freshet_frontier::shards`): URLs
+//! reach the receiver's inbox in order and leave it only when taken; the crawl is over only
+//! when every shard has started and is idle with an empty inbox, or has left.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use freshet_frontier::conformance::RedisServer;
+use freshet_frontier::{Handover, ShardExchange, ShardPlan};
+
+fn handover(url: &str, depth: u32) -> Handover {
+    Handover { url: url.into(), depth }
+}
+
+fn exchanges(server: &RedisServer, count: u32) -> Vec<ShardExchange> {
+    (0..count)
+        .map(|index| ShardExchange::new(&server.url, "crawl", ShardPlan::new(index, count).unwrap()))
+        .collect()
+}
+
+#[test]
+fn urls_wait_in_the_receivers_inbox_until_it_takes_them() {
+    let server = RedisServer::start();
+    let mut shards = exchanges(&server, 3);
+    let mut outgoing = vec![
+        Vec::new(),
+        vec![handover("http://b.test/1", 2), handover("http://b.test/2", 1)],
+        vec![handover("http://c.test/", 0)],
+    ];
+    assert_eq!(shards[0].send(&mut outgoing).unwrap(), 3);
+    assert!(outgoing.iter().all(Vec::is_empty), "sent lists are emptied");
+    outgoing[1].push(handover("http://b.test/3", 4));
+    assert_eq!(shards[2].send(&mut outgoing).unwrap(), 1);
+
+    let first = shards[1].peek(2).unwrap();
+    assert_eq!(first, [handover("http://b.test/1", 2), handover("http://b.test/2", 1)]);
+    // A peek takes nothing: after a crash before the commit, the same entries come again.
+    assert_eq!(shards[1].peek(10).unwrap().len(), 3);
+    shards[1].take(first.len()).unwrap();
+    assert_eq!(shards[1].peek(10).unwrap(), [handover("http://b.test/3", 4)]);
+    assert_eq!(shards[1].waiting().unwrap(), 1);
+    assert_eq!(shards[2].peek(10).unwrap(), [handover("http://c.test/", 0)]);
+    assert!(shards[0].peek(10).unwrap().is_empty());
+
+    // Each shard's keys carry its own hash tag (one node of a cluster holds them all).
+    let mut connection = server.connect().unwrap();
+    let mut keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut connection).unwrap();
+    keys.sort();
+    assert_eq!(
+        keys,
+        ["{crawl-1-of-3}:inbox", "{crawl-1-of-3}:shard", "{crawl-2-of-3}:inbox", "{crawl-2-of-3}:shard"]
+    );
+    let pushed: u64 =
+        redis::cmd("HGET").arg("{crawl-1-of-3}:shard").arg("pushed").query(&mut connection).unwrap();
+    assert_eq!(pushed, 3);
+}
+
+#[test]
+fn the_crawl_is_over_only_when_every_shard_is_done() {
+    let server = RedisServer::start();
+    let mut shards = exchanges(&server, 2);
+    shards[0].say(true, false).unwrap();
+    // Shard 1 has not started: URLs may still come from it.
+    assert!(!shards[0].crawl_is_over().unwrap());
+    shards[1].say(false, false).unwrap();
+    assert!(!shards[0].crawl_is_over().unwrap(), "shard 1 is busy");
+    shards[1].say(true, false).unwrap();
+    assert!(shards[0].crawl_is_over().unwrap());
+    assert!(shards[1].crawl_is_over().unwrap());
+
+    // A URL handed over and not yet taken keeps the crawl going, though both say idle.
+    shards[1].say(false, false).unwrap();
+    shards[1].send(&mut [vec![handover("http://a.test/", 1)], Vec::new()]).unwrap();
+    shards[1].say(true, false).unwrap();
+    assert!(!shards[1].crawl_is_over().unwrap());
+    // Taking it makes shard 0 busy in the same transaction.
+    assert_eq!(shards[0].peek(10).unwrap().len(), 1);
+    shards[0].take(1).unwrap();
+    assert!(!shards[1].crawl_is_over().unwrap());
+    shards[0].say(true, false).unwrap();
+    assert!(shards[1].crawl_is_over().unwrap());
+
+    // A shard that left takes nothing more: what waits for it does not hold the others.
+    shards[0].send(&mut [Vec::new(), vec![handover("http://b.test/", 1)]]).unwrap();
+    assert!(!shards[0].crawl_is_over().unwrap());
+    shards[1].say(false, true).unwrap();
+    assert!(shards[0].crawl_is_over().unwrap());
+    assert_eq!(shards[1].waiting().unwrap(), 1, "kept for a resume");
+}
+
+#[test]
+fn a_corrupt_inbox_entry_is_named() {
+    let server = RedisServer::start();
+    let mut shards = exchanges(&server, 2);
+    let mut connection = server.connect().unwrap();
+    let () = redis::cmd("RPUSH")
+        .arg("{crawl-0-of-2}:inbox")
+        .arg("not-a-depth http://a.test/")
+        .query(&mut connection)
+        .unwrap();
+    let message = shards[0].peek(10).unwrap_err().to_string();
+    assert!(message.contains("{crawl-0-of-2}:inbox") && message.contains("DEPTH URL"), "{message}");
+}
