@@ -180,6 +180,12 @@ fn open_stopped(data: &Path) -> anyhow::Result<Box<dyn inspect::FrontierStore>> 
             if let Some(prefix) = settings.store_prefix {
                 options.prefix = prefix;
             }
+            // A shard's frontier has a prefix of its own.
+            if let Some(plan) = settings.shard.as_deref().map(freshet_crawl::ShardPlan::parse).transpose()?
+                && plan.count() > 1
+            {
+                options.prefix = plan.prefix(&options.prefix);
+            }
             options.require_fsync = settings.store_require_fsync.unwrap_or(options.require_fsync);
             let (url, prefix) = (options.url.clone(), options.prefix.clone());
             let store = inspect::RedisStore::open(options).with_context(|| {

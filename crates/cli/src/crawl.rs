@@ -196,6 +196,11 @@ pub(crate) struct CrawlArgs {
     /// The key prefix of this crawl's frontier in Redis (one crawl per prefix; default freshet).
     #[arg(long, value_name = "NAME")]
     store_prefix: Option<String>,
+    /// This process's shard of a crawl shared by N processes on one Redis (or Redis Cluster):
+    /// K/N, K from 0. Each shard crawls its share of the hosts and hands the others' URLs over
+    /// through Redis; start all N with the same settings and seeds. Needs --store redis://….
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
     /// Do not fetch the sitemaps robots.txt names: URLs come from links only.
     #[arg(long)]
     no_sitemaps: bool,
@@ -237,6 +242,7 @@ impl CrawlArgs {
             user_agent: self.user_agent.clone(),
             store: self.store.clone(),
             store_prefix: self.store_prefix.clone(),
+            shard: self.shard.clone(),
             connect_timeout: self.connect_timeout,
             timeout: self.timeout,
             max_body_bytes: self.max_body_bytes,
@@ -338,6 +344,12 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
         let pulls: Vec<String> =
             summary.focus_arm_pulls.iter().map(|(arm, pulls)| format!("{arm} {pulls}")).collect();
         println!("focused crawl's bandit: pages fetched by each estimator's choice: {}", pulls.join(", "));
+    }
+    if summary.handed_over + summary.handed_in > 0 {
+        println!(
+            "{} URLs handed to other shards, {} handed in by them",
+            summary.handed_over, summary.handed_in
+        );
     }
     if summary.sitemap_rereads > 0 {
         println!("{} reads of hosts' sitemaps after their first in this run", summary.sitemap_rereads);

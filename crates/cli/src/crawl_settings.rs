@@ -115,6 +115,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) store: Option<String>,
     pub(crate) store_prefix: Option<String>,
     pub(crate) store_require_fsync: Option<bool>,
+    pub(crate) shard: Option<String>,
     pub(crate) warc_file_bytes: Option<u64>,
     pub(crate) warc_gzip_level: Option<u32>,
     pub(crate) duplicate_index_entries: Option<u64>,
@@ -182,7 +183,7 @@ impl CrawlSettings {
             nutch_max_interval, delay, max_in_flight, max_in_flight_per_ip, max_in_flight_per_host,
             back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
             first_byte_timeout, keep_alive, timeout, max_body_bytes, max_redirects, allow_private, resolve,
-            store_cache_bytes, store, store_prefix, store_require_fsync, warc_file_bytes, warc_gzip_level, duplicate_index_entries,
+            store_cache_bytes, store, store_prefix, store_require_fsync, shard, warc_file_bytes, warc_gzip_level, duplicate_index_entries,
             near_duplicate_index_entries, listen,
         );
         Self { seeds, ..merged }
@@ -287,6 +288,18 @@ impl CrawlSettings {
                 "{} {prefix:?}: expected a non-empty name without braces or spaces",
                 origin.name("store-prefix")
             );
+        }
+        if let Some(shard) = &self.shard {
+            let plan = match freshet_crawl::ShardPlan::parse(shard) {
+                Ok(plan) => plan,
+                Err(error) => bail!("{} {shard:?}: {error}", origin.name("shard")),
+            };
+            if plan.count() > 1 && !self.store.as_ref().is_some_and(|store| store.starts_with("redis://")) {
+                bail!(
+                    "{} {shard:?}: a sharded crawl needs a Redis store (store redis://HOST:PORT/DB), through which its shards hand URLs over",
+                    origin.name("shard")
+                );
+            }
         }
         if let Some(bytes) = self.store_cache_bytes
             && bytes < freshet_crawl::MIN_STORE_CACHE_BYTES as u64
@@ -440,6 +453,10 @@ impl CrawlSettings {
             }
             options.require_fsync = self.store_require_fsync.unwrap_or(options.require_fsync);
             config.store = freshet_crawl::StoreEngine::Redis(options);
+        }
+        // One shard of one is the whole crawl: not sharded, the prefix as given.
+        if let Some(shard) = &self.shard {
+            config.shard = Some(freshet_crawl::ShardPlan::parse(shard)?).filter(|plan| plan.count() > 1);
         }
         if let Some(bytes) = self.store_cache_bytes {
             // Past the address space: as much as redb would ever keep.
@@ -604,6 +621,7 @@ mod tests {
             store: Some("redis://127.0.0.1:6379/0".into()),
             store_prefix: Some("crawl-1".into()),
             store_require_fsync: Some(true),
+            shard: Some("0/1".into()),
             warc_file_bytes: Some(1 << 30),
             warc_gzip_level: Some(6),
             duplicate_index_entries: Some(1 << 22),
@@ -622,7 +640,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 57);
+        assert_eq!(all.len(), 58);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

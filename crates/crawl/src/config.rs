@@ -151,6 +151,13 @@ pub struct CrawlConfig {
     /// Where the frontier lives: `DIR/frontier.redb` (the default) or a Redis server (see
     /// [`StoreEngine`]).
     pub store: StoreEngine,
+    /// This process's shard of a crawl shared among several (needs a Redis store; `None`: the
+    /// crawl is this one process). Shard `K` of `N` crawls the hosts that
+    /// [`ShardPlan::shard_of`](freshet_frontier::ShardPlan::shard_of) gives it, keeps its
+    /// frontier under the prefix `PREFIX-K-of-N`, and hands every URL of another shard's hosts
+    /// to that shard through Redis. Start every shard with the same settings and seeds; the
+    /// limits (`max_pages`, `rate`, quotas, per-IP politeness) are each shard's own.
+    pub shard: Option<freshet_frontier::ShardPlan>,
     /// WARC files are rotated before they pass this size (bytes, compressed).
     pub warc_max_file_bytes: u64,
     /// The gzip level of the WARC records, 0 (store) to 9; default 6. Level 1 compresses about
@@ -239,6 +246,7 @@ impl CrawlConfig {
             max_retry_after: Duration::from_secs(3_600),
             store_cache_bytes: freshet_frontier::DEFAULT_CACHE_BYTES,
             store: StoreEngine::Redb,
+            shard: None,
             warc_max_file_bytes: freshet_warc::DEFAULT_MAX_FILE_BYTES,
             warc_gzip_level: freshet_warc::WriterOptions::default().gzip_level,
             duplicate_index_entries: crate::dedup::DEFAULT_INDEX_ENTRIES,
@@ -343,6 +351,15 @@ impl CrawlConfig {
                 "robots_scan_rate",
                 self.robots_scan_rate.to_string(),
                 "at least 262144, a quarter of MATCH_WORK_LIMIT (octets a second)",
+            );
+        }
+        if let Some(plan) = self.shard
+            && self.store == StoreEngine::Redb
+        {
+            return bad(
+                "shard",
+                format!("{}/{} with the redb store", plan.index(), plan.count()),
+                "a Redis store (store = redis://…), through which the shards hand URLs over",
             );
         }
         if self.store_cache_bytes < MIN_STORE_CACHE_BYTES {

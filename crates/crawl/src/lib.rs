@@ -291,7 +291,7 @@ pub use crawler::{CrawlSummary, Crawler, StopReason};
 pub use error::{CrawlError, Result};
 pub use focus::Focus;
 /// The Redis engine's settings, for [`StoreEngine::Redis`].
-pub use freshet_frontier::RedisOptions;
+pub use freshet_frontier::{RedisOptions, ShardPlan};
 pub use importance::Importance;
 pub use log::{LogKind, LogLine};
 pub use revisit::Revisit;

@@ -43,9 +43,10 @@
 //!
 //! So if both waves agree, between a shard's two reads nothing was pushed to it and it took
 //! nothing: every shard was idle with an empty inbox at the instant between the waves, and
-//! stays so. A shard that has stopped (`--max-pages`, Ctrl-C, `--duration`) says `left`: it
-//! takes nothing more, and the URLs sent to it wait in its inbox for a resume. A shard that has
-//! never started has no state, and the crawl is not over until it runs.
+//! stays so. A shard whose run ends (the crawl over, `--max-pages`, Ctrl-C, `--duration`) says
+//! `left`: it takes nothing more, and the URLs sent to it wait in its inbox for a resume (a
+//! shard resumed alone finds the others left, and ends when it has done its part). A shard
+//! that has never started has no state, and the crawl is not over until it runs.
 
 use redis::Connection;
 

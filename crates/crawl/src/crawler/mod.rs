@@ -36,6 +36,7 @@ use crate::revisit::{HostRates, PageMemory, Revisit};
 
 mod adapt;
 mod complete;
+mod shards;
 pub(crate) use complete::{capture_refers_to, is_archived, log_time, with_capture};
 pub(crate) mod sitemaps;
 mod status;
@@ -104,6 +105,12 @@ pub struct CrawlSummary {
     pub identical_payloads: u64,
     /// Of those, bodies first captured under another URL (duplicates across URLs).
     pub duplicates: u64,
+    /// URLs handed to other shards of a sharded crawl (see [`CrawlConfig::shard`]): each sent
+    /// once while this shard remembers it.
+    pub handed_over: u64,
+    /// URLs other shards handed to this one, read from its inbox (repeats included: the store
+    /// admits each URL once, and `discovered` counts it then).
+    pub handed_in: u64,
     /// Pages whose first fetch's main text nearly repeats (SimHash within 3 of 64 bits) a
     /// page fetched before under another URL (see [`crate::dedup`]); the log line names it.
     pub near_duplicates: u64,
@@ -199,6 +206,8 @@ pub struct Crawler {
     /// Pages whose fetch just named another URL of their host as canonical (set by the page's
     /// completion, read by `finish_page`).
     canonical_aliases: HashSet<PageId>,
+    /// This shard's part in a sharded crawl (`None`: the crawl is one process).
+    shards: Option<shards::Shards>,
     /// In a focused crawl, the anchor score of each URL of `pending_urls` found as a page's
     /// link (by index; shorter when the last URLs are not links: those score 0).
     link_scores: Vec<f64>,
@@ -281,6 +290,13 @@ impl Crawler {
         config: &CrawlConfig,
         options: &freshet_frontier::RedisOptions,
     ) -> Result<(Box<dyn FrontierStore>, u64)> {
+        // A shard's frontier has a prefix of its own (see `freshet_frontier::ShardPlan::prefix`).
+        let options = match config.shard {
+            Some(plan) => {
+                &freshet_frontier::RedisOptions { prefix: plan.prefix(&options.prefix), ..options.clone() }
+            }
+            None => options,
+        };
         let (url, prefix) = (options.url.clone(), options.prefix.clone());
         let mut store = RedisStore::open(options.clone()).map_err(|source| CrawlError::RedisStoreOpen {
             url: url.clone(),
@@ -312,6 +328,12 @@ impl Crawler {
         let (store, recovered_in_flight) = match &config.store {
             StoreEngine::Redb => Self::open_redb(&config)?,
             StoreEngine::Redis(options) => Self::open_redis(&config, options)?,
+        };
+        let shards = match (&config.store, config.shard) {
+            (StoreEngine::Redis(options), Some(plan)) => Some(shards::Shards::new(
+                freshet_frontier::ShardExchange::new(&options.url, &options.prefix, plan),
+            )),
+            _ => None,
         };
         let mut store = SeenFilter::new(store);
         store.reserve_for_store()?;
@@ -371,6 +393,7 @@ impl Crawler {
                 .transpose()?,
             link_scores: Vec::new(),
             canonical_aliases: HashSet::new(),
+            shards,
             sitemap_told: HashMap::new(),
             sitemap_timers: std::collections::BinaryHeap::new(),
             vouched: fixedbitset::FixedBitSet::new(),
@@ -411,6 +434,8 @@ impl Crawler {
                 duplicates: 0,
                 focus_arm_pulls: Vec::new(),
                 canonical_aliases: 0,
+                handed_over: 0,
+                handed_in: 0,
             },
             config,
         };
@@ -602,9 +627,13 @@ impl Crawler {
         tokio::pin!(stop);
         let deadline = self.config.duration.map(|duration| Instant::now() + duration);
         let mut stopping = false;
+        self.say_busy()?;
         loop {
             let mut wait = None;
             let mut idle = false;
+            if !stopping {
+                self.read_inbox(unix_now())?;
+            }
             // A focused crawl: hosts whose new pages' fetches ended take their next pages once
             // the links those fetches found are committed and learned (the commit's `admit`
             // tops them up; with nothing to commit, here).
@@ -643,8 +672,16 @@ impl Crawler {
                 {
                     continue;
                 }
-                if stopping || self.page_limit_reached() || (idle && self.scheduler.is_empty()) {
+                if stopping || self.page_limit_reached() {
                     break;
+                }
+                if idle && self.scheduler.is_empty() {
+                    // Over, unless other shards may still hand this one URLs: then wait for
+                    // the inbox's next read.
+                    if self.crawl_is_over()? {
+                        break;
+                    }
+                    wait = self.next_inbox_poll();
                 }
                 // Idle with pages left: every page is worth less than λ_0 at any age until λ_0
                 // falls (the budget controller lowers it while the budget goes unused). Look
@@ -653,11 +690,13 @@ impl Crawler {
                     wait = Some(unix_now() + 0.05);
                 }
             }
-            // A host's sitemap read falling due wakes the loop, to lend it a page's turn.
-            let wait = match (wait, sitemap_due) {
+            // A host's sitemap read falling due wakes the loop, to lend it a page's turn; so
+            // does the inbox's next read in a sharded crawl.
+            let wake = |wait: Option<f64>, other: Option<f64>| match (wait, other) {
                 (Some(at), Some(due)) => Some(at.min(due)),
                 (at, due) => at.or(due),
             };
+            let wait = wake(wake(wait, sitemap_due), if stopping { None } else { self.next_inbox_poll() });
             let sleep = wait.map(|at| Duration::try_from_secs_f64(at - unix_now()).unwrap_or_default());
             tokio::select! {
                 biased;
@@ -688,6 +727,8 @@ impl Crawler {
         if self.summary.stopped == StopReason::Done && self.page_limit_reached() {
             self.summary.stopped = StopReason::MaxPages;
         }
+        // Over or stopped, this shard takes nothing more until it is resumed.
+        self.say_left()?;
         self.warc.finish()?;
         self.log.flush()?;
         if let Some(gate) = &self.focus {
@@ -903,6 +944,9 @@ impl Crawler {
             self.summary.too_long += 1;
             return Ok(());
         }
+        if self.hand_over(&url, depth) {
+            return Ok(());
+        }
         if !is_seed
             && self.some_domain_full
             && let Some(domain) = self.refused_by_domain_limit(&url)?
@@ -1003,6 +1047,8 @@ impl Crawler {
             self.warc_dirty = false;
         }
         self.log.flush()?;
+        // Before the commit of the completions whose links they are (see `shards`).
+        self.send_handovers()?;
         if self.pending.is_empty() {
             return Ok(());
         }

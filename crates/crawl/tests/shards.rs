@@ -1,0 +1,201 @@
+//! One crawl run by three crawlers (`CrawlConfig::shard`) over one Redis server, end to end on
+//! 127.0.0.1 against testweb: together they fetch every allowed page exactly once, each only
+//! the hosts its shard owns, politely (from the server's own log), and all three end when the
+//! crawl is over, though each runs out of work at its own time and URLs keep crossing between
+//! them. A shard that stops early leaves, and the others still end.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{read_log, warcio_check};
+
+use std::collections::{HashMap, HashSet};
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use freshet_crawl::{
+    CrawlConfig, CrawlSummary, Crawler, LogKind, RedisOptions, Revisit, ShardPlan, StopReason, StoreEngine,
+};
+use freshet_frontier::conformance::RedisServer;
+use freshet_testweb::{LogEntry, ServerConfig, SystemClock, TestWeb, Web, WebConfig};
+use freshet_url::Scope;
+
+const DELAY: Duration = Duration::from_millis(20);
+const SHARDS: u32 = 3;
+
+async fn testweb(hosts: u32, pages: u32) -> TestWeb {
+    let config =
+        ServerConfig { web: WebConfig { hosts, pages, ..WebConfig::default() }, ..ServerConfig::default() };
+    TestWeb::start("127.0.0.1:0".parse().unwrap(), config, Arc::new(SystemClock::new())).await.unwrap()
+}
+
+/// Shard `index` of the crawl of `web` from h0's home page, its frontier in `redis_url`.
+fn config(web: &TestWeb, data: &Path, redis_url: &str, index: u32) -> CrawlConfig {
+    let mut config = CrawlConfig::new(data);
+    config.seeds = vec![freshet_url::canonicalize(&web.url("h0.web.test", "/")).unwrap()];
+    config.scope = Scope::Domain;
+    config.delay = DELAY;
+    config.revisit = Revisit::Once;
+    config.fetch.allow_private = true;
+    config.fetch.user_agent = "freshet-test/0.1".into();
+    config.fetch.resolve =
+        web.host_names().into_iter().map(|host| (host, IpAddr::V4(Ipv4Addr::LOCALHOST))).collect();
+    config.store = StoreEngine::Redis(RedisOptions { prefix: "web".into(), ..RedisOptions::new(redis_url) });
+    config.shard = Some(ShardPlan::new(index, SHARDS).unwrap());
+    config
+}
+
+/// The pages robots.txt allows, as `(host, path)`.
+fn allowed_pages(web: &TestWeb) -> HashSet<(String, String)> {
+    let model = web.web();
+    (0..model.page_count())
+        .filter(|&id| model.page(id).unwrap().allowed)
+        .map(|id| (Web::host_name(model.page(id).unwrap().host), model.path(id)))
+        .collect()
+}
+
+/// Every allowed page fetched, nothing else (the differences named, not the sets).
+fn assert_same_pages(fetched: &HashSet<(String, String)>, allowed: &HashSet<(String, String)>) {
+    let missing: Vec<_> = allowed.difference(fetched).take(10).collect();
+    let extra: Vec<_> = fetched.difference(allowed).take(10).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{} of {} allowed pages not fetched, e.g. {missing:?}; fetched beyond them: {extra:?}",
+        allowed.difference(fetched).count(),
+        allowed.len()
+    );
+}
+
+fn is_page(entry: &LogEntry) -> bool {
+    entry.path != "/robots.txt" && !entry.path.starts_with("/sitemap")
+}
+
+/// Runs the shards at once, each in its own task, to their ends.
+async fn run_shards(configs: Vec<CrawlConfig>) -> Vec<CrawlSummary> {
+    let tasks: Vec<_> = configs
+        .into_iter()
+        .map(|config| {
+            tokio::spawn(
+                async move { Crawler::open(config).unwrap().run(std::future::pending()).await.unwrap() },
+            )
+        })
+        .collect();
+    let mut summaries = Vec::new();
+    for task in tasks {
+        summaries.push(
+            tokio::time::timeout(Duration::from_secs(120), task).await.expect("a shard never ended").unwrap(),
+        );
+    }
+    summaries
+}
+
+/// The whole crawl by three shards on the Redis server (or cluster node) at `redis_url`.
+async fn three_shards_crawl_the_web_once(redis_url: &str) {
+    let web = testweb(9, 360).await;
+    let plan = ShardPlan::new(0, SHARDS).unwrap();
+    let owner = |host: &str| plan.shard_of(host);
+    let hosts = web.host_names();
+    let owners: HashSet<u32> = hosts.iter().map(|host| owner(host)).collect();
+    assert_eq!(owners.len(), SHARDS as usize, "every shard owns a host of this web: {hosts:?}");
+    // A shard that does not own the seed's host starts with nothing of its own.
+    let seedless = (owner("h0.web.test") + 1) % SHARDS;
+
+    let dirs: Vec<_> = (0..SHARDS).map(|_| tempfile::tempdir().unwrap()).collect();
+    let configs =
+        (0..SHARDS).map(|index| config(&web, dirs[index as usize].path(), redis_url, index)).collect();
+    let summaries = run_shards(configs).await;
+
+    let log = web.log().entries();
+    let requests: Vec<(String, String)> = log
+        .iter()
+        .filter(|entry| is_page(entry))
+        .map(|entry| (entry.host.clone(), entry.path.clone()))
+        .collect();
+    let unique: HashSet<_> = requests.iter().cloned().collect();
+    assert_eq!(requests.len(), unique.len(), "a page was fetched twice");
+    assert_same_pages(&unique, &allowed_pages(&web));
+    let robots: Vec<&str> =
+        log.iter().filter(|entry| entry.path == "/robots.txt").map(|entry| entry.host.as_str()).collect();
+    assert_eq!(robots.len(), hosts.len(), "one robots.txt a host, by its one owner: {robots:?}");
+    // Politeness is each host's owner's: no two requests to a host closer than the delay.
+    let mut times: HashMap<&str, Vec<f64>> = HashMap::new();
+    for entry in &log {
+        times.entry(entry.host.as_str()).or_default().push(entry.unix);
+    }
+    for (host, mut times) in times {
+        times.sort_by(f64::total_cmp);
+        let closest = times.windows(2).map(|pair| pair[1] - pair[0]).fold(f64::INFINITY, f64::min);
+        assert!(closest >= DELAY.as_secs_f64(), "{host}: two requests {closest:.4} s apart");
+    }
+
+    // Each shard fetched only its own hosts, and wrote its own archive.
+    let mut pages = 0;
+    for (index, dir) in dirs.iter().enumerate() {
+        let fetched: Vec<String> = read_log(dir.path())
+            .into_iter()
+            .filter(|line| line.kind == LogKind::Page)
+            .map(|line| freshet_url::Url::parse(&line.url).unwrap().host_str().unwrap().to_owned())
+            .collect();
+        assert!(!fetched.is_empty(), "shard {index} fetched nothing");
+        assert!(fetched.iter().all(|host| owner(host) == index as u32), "shard {index}: {fetched:?}");
+        pages += fetched.len();
+        warcio_check(dir.path());
+    }
+    assert_eq!(pages, unique.len());
+    for (index, summary) in summaries.iter().enumerate() {
+        assert_eq!(summary.stopped, StopReason::Done, "shard {index}");
+    }
+    // URLs crossed: a shard had no seed of its own, and each shard's pages link the others'.
+    assert!(
+        summaries[seedless as usize].handed_in > 0 && summaries.iter().all(|summary| summary.handed_over > 0),
+        "{summaries:?}"
+    );
+    let handed_over: u64 = summaries.iter().map(|summary| summary.handed_over).sum();
+    let handed_in: u64 = summaries.iter().map(|summary| summary.handed_in).sum();
+    assert_eq!(handed_over, handed_in, "every URL handed over was read by its shard");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn three_shards_on_one_redis_fetch_every_page_once() {
+    let redis = RedisServer::start();
+    three_shards_crawl_the_web_once(&redis.url).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_shard_that_stops_early_leaves_and_the_others_end() {
+    let redis = RedisServer::start();
+    let web = testweb(9, 360).await;
+    let dirs: Vec<_> = (0..SHARDS).map(|_| tempfile::tempdir().unwrap()).collect();
+    let mut configs: Vec<CrawlConfig> =
+        (0..SHARDS).map(|index| config(&web, dirs[index as usize].path(), &redis.url, index)).collect();
+    configs[2].max_pages = Some(3);
+    let summaries = run_shards(configs).await;
+    assert_eq!(summaries[2].stopped, StopReason::MaxPages);
+    assert_eq!(summaries[2].pages, 3);
+    assert_eq!(summaries[0].stopped, StopReason::Done);
+    assert_eq!(summaries[1].stopped, StopReason::Done);
+    // What was sent to the shard that left waits in its inbox, for a resume.
+    let mut connection = redis.connect().unwrap();
+    let waiting: u64 = redis::cmd("LLEN").arg("{web-2-of-3}:inbox").query(&mut connection).unwrap();
+    let left: u8 = redis::cmd("HGET").arg("{web-2-of-3}:shard").arg("left").query(&mut connection).unwrap();
+    assert_eq!(left, 1);
+    assert!(waiting > 0 || summaries[2].handed_in > 0, "shard 2 was sent URLs");
+
+    // Resumed, it takes them and finishes its part: the crawl is whole.
+    let mut resumed = config(&web, dirs[2].path(), &redis.url, 2);
+    resumed.resume = true;
+    let summary = Crawler::open(resumed).unwrap().run(std::future::pending()).await.unwrap();
+    assert_eq!(summary.stopped, StopReason::Done);
+    let requests: Vec<(String, String)> = web
+        .log()
+        .entries()
+        .iter()
+        .filter(|entry| is_page(entry))
+        .map(|entry| (entry.host.clone(), entry.path.clone()))
+        .collect();
+    let unique: HashSet<_> = requests.iter().cloned().collect();
+    assert_eq!(requests.len(), unique.len(), "a page was fetched twice");
+    assert_same_pages(&unique, &allowed_pages(&web));
+}
