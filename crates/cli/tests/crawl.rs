@@ -139,6 +139,98 @@ fn a_crawl_with_its_frontier_in_redis_killed_at_any_moment_resumes_without_losin
     assert!(pages > 0, "the frontier was in Redis");
 }
 
+/// A crawl sharded over two processes on one Redis (`--shard K/2`), one shard killed with
+/// SIGKILL three times while the other runs on, then resumed: no URL handed between them is
+/// lost (every allowed page fetched), nothing is fetched again but the killed shard's pages in
+/// flight, politeness holds across the kills, and the other shard does not end while the
+/// killed one is down (it is neither idle nor gone: it may still hand over URLs).
+#[test]
+fn a_sharded_crawl_with_a_shard_killed_and_resumed_loses_nothing() {
+    let server = freshet_frontier::conformance::RedisServer::start();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let web = start_testweb(&runtime);
+    let allowed = allowed_paths(&web);
+    let plan = freshet_crawl::ShardPlan::new(0, 2).unwrap();
+    // The killed shard owns the seed's host; the other starts with nothing of its own.
+    let killed = plan.shard_of("h0.web.test");
+    let other = 1 - killed;
+    let killed_hosts =
+        (0..HOSTS).filter(|host| plan.shard_of(&format!("h{host}.web.test")) == killed).count();
+    assert!(killed_hosts < HOSTS as usize, "both shards own a host of the test web");
+    let data = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let args = |shard: u32, resume: bool| {
+        let mut args = crawl_args_with(&web, data[shard as usize].path(), resume, 1, Some(&server.url));
+        if !resume {
+            args.extend(["--shard".into(), format!("{shard}/2")]);
+        }
+        args
+    };
+    let spawn = |shard: u32, resume: bool| {
+        Command::new(env!("CARGO_BIN_EXE_freshet"))
+            .args(args(shard, resume))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let other_child = spawn(other, false);
+
+    const KILLS: usize = 3;
+    let killed_data = data[killed as usize].path();
+    let mut seed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().subsec_nanos() as usize;
+    for round in 0..KILLS {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let kill_after = page_lines(killed_data).len() + 3 + (seed >> 33) % 10;
+        let mut child = spawn(killed, round > 0);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while page_lines(killed_data).len() < kill_after {
+            assert!(Instant::now() < deadline, "round {round}: {kill_after} pages not logged in 30 s");
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "round {round}: the shard ended before it was killed"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+    }
+    let resumed = args(killed, true);
+    let resumed = freshet_in(killed_data, &resumed.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    assert_success(&resumed);
+    assert!(stdout(&resumed).starts_with("nothing left to fetch"), "{}", stdout(&resumed));
+    let other_output = other_child.wait_with_output().unwrap();
+    assert_success(&other_output);
+    assert!(stdout(&other_output).starts_with("nothing left to fetch"), "{}", stdout(&other_output));
+    assert!(stdout(&other_output).contains("handed in by them"), "{}", stdout(&other_output));
+
+    let log = web.log().entries();
+    let requests = requests_per_page(&log);
+    assert_eq!(requests.keys().cloned().collect::<HashSet<_>>(), allowed);
+    let twice: usize = requests.values().map(|count| count - 1).sum();
+    eprintln!("{} pages, {twice} fetched again after a kill", requests.len());
+    assert!(
+        twice <= KILLS * killed_hosts,
+        "{twice} pages fetched twice: more than one in flight per host and kill"
+    );
+    let mut by_host: HashMap<&str, Vec<f64>> = HashMap::new();
+    for entry in &log {
+        by_host.entry(&entry.host).or_default().push(entry.unix);
+    }
+    for (host, mut times) in by_host {
+        times.sort_by(f64::total_cmp);
+        let closest = times.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min);
+        assert!(closest >= DELAY, "{host}: two requests {closest:.4} s apart");
+    }
+    // Each shard logged only its own hosts' pages.
+    for shard in [killed, other] {
+        for line in page_lines(data[shard as usize].path()) {
+            let host = freshet_url::Url::parse(&line.url).unwrap().host_str().unwrap().to_owned();
+            assert_eq!(plan.shard_of(&host), shard, "{}", line.url);
+        }
+    }
+    runtime.block_on(web.shutdown()).unwrap();
+}
+
 /// Kills a crawl of the test web three times and resumes it: every allowed page fetched, at
 /// most `slots_per_host` pages per host and kill fetched again, the delay kept (one slot).
 fn killed_and_resumed(slots_per_host: u32) {
