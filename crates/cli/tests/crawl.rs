@@ -205,7 +205,9 @@ fn a_sharded_crawl_with_a_shard_killed_and_resumed_loses_nothing() {
 
     let log = web.log().entries();
     let requests = requests_per_page(&log);
-    assert_eq!(requests.keys().cloned().collect::<HashSet<_>>(), allowed);
+    let fetched: HashSet<String> = requests.keys().cloned().collect();
+    let missing: Vec<&String> = allowed.difference(&fetched).take(10).collect();
+    assert!(missing.is_empty() && fetched.is_subset(&allowed), "not fetched, e.g. {missing:?}");
     let twice: usize = requests.values().map(|count| count - 1).sum();
     eprintln!("{} pages, {twice} fetched again after a kill", requests.len());
     assert!(
