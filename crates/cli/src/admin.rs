@@ -122,6 +122,12 @@ async fn metrics(State(endpoint): State<Endpoint>) -> Response {
     metrics::counter!("freshet_sitemap_vouched_total").absolute(sitemaps.vouched);
     metrics::counter!("freshet_sitemap_misses_total").absolute(sitemaps.misses);
     metrics::counter!("freshet_sitemap_lastmods_ignored_total").absolute(sitemaps.lastmods_ignored);
+    if let Some(shard) = status.shard {
+        metrics::gauge!("freshet_shard_index").set(f64::from(shard.index));
+        metrics::gauge!("freshet_shards").set(f64::from(shard.count));
+        metrics::counter!("freshet_shard_handed_over_total").absolute(shard.handed_over);
+        metrics::counter!("freshet_shard_handed_in_total").absolute(shard.handed_in);
+    }
     for host in &status.hosts {
         metrics::gauge!("freshet_host_lambda", "host" => host.host.clone()).set(host.lambda);
     }
@@ -380,6 +386,12 @@ pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         "near-duplicates     {} first fetches nearly repeat a page fetched before; {} pages indexed",
         status.near_duplicates, status.near_duplicates_indexed
     );
+    if let Some(shard) = status.shard {
+        println!(
+            "shard               {} of {} (from 0): {} URLs handed to other shards, {} handed in by them",
+            shard.index, shard.count, shard.handed_over, shard.handed_in
+        );
+    }
     println!("memory              {} bytes in the hosts' boilerplate tables", status.boilerplate_bytes);
     println!("hosts by λ_i (the politeness limits that cost the most freshness):");
     for host in &status.hosts {

@@ -164,6 +164,10 @@ pub struct CrawlStatus {
     /// ignored ([`crate::CrawlSummary`]'s `sitemap_*` counts).
     #[serde(default)]
     pub sitemaps: SitemapCounts,
+    /// This process's shard of a sharded crawl and the URLs it handed over and in this run
+    /// ([`crate::CrawlConfig::shard`]); `None`: the crawl is one process.
+    #[serde(default)]
+    pub shard: Option<ShardCounts>,
     /// The hosts with the highest `λ_i`, highest first.
     pub hosts: Vec<HostStatus>,
 }
@@ -183,6 +187,19 @@ pub struct SitemapCounts {
     pub misses: u64,
     /// [`crate::CrawlSummary::sitemap_lastmods_ignored`].
     pub lastmods_ignored: u64,
+}
+
+/// A shard's place and handovers in a run ([`crate::CrawlSummary`]'s `handed_*` counts).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ShardCounts {
+    /// This shard's index, from 0.
+    pub index: u32,
+    /// How many shards the crawl has.
+    pub count: u32,
+    /// [`crate::CrawlSummary::handed_over`].
+    pub handed_over: u64,
+    /// [`crate::CrawlSummary::handed_in`].
+    pub handed_in: u64,
 }
 
 /// One host in a [`CrawlStatus`].

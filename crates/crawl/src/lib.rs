@@ -282,7 +282,7 @@ mod job;
 mod log;
 pub mod revisit;
 
-pub use admin::{Admin, CrawlStatus, ExplainError, HostStatus, PageReport, SitemapCounts};
+pub use admin::{Admin, CrawlStatus, ExplainError, HostStatus, PageReport, ShardCounts, SitemapCounts};
 pub use config::{
     CrawlConfig, DAY, DEFAULT_MAX_DEPTH, DEFAULT_MAX_HOSTS_PER_DOMAIN, DEFAULT_ROBOTS_SCAN_RATE,
     MAX_REDIRECTS, MIN_ROBOTS_SCAN_RATE, MIN_STORE_CACHE_BYTES, StoreEngine,

@@ -72,21 +72,28 @@ fn is_page(entry: &LogEntry) -> bool {
     entry.path != "/robots.txt" && !entry.path.starts_with("/sitemap")
 }
 
-/// Runs the shards at once, each in its own task, to their ends.
+/// Runs the shards at once, each in its own task, to their ends; each shard's status is
+/// asked once while it runs, and must name its place and count no more than its summary.
 async fn run_shards(configs: Vec<CrawlConfig>) -> Vec<CrawlSummary> {
-    let tasks: Vec<_> = configs
-        .into_iter()
-        .map(|config| {
-            tokio::spawn(
-                async move { Crawler::open(config).unwrap().run(std::future::pending()).await.unwrap() },
-            )
-        })
-        .collect();
+    let mut tasks = Vec::new();
+    let mut statuses = Vec::new();
+    for config in configs {
+        let crawler = Crawler::open(config).unwrap();
+        let admin = crawler.admin();
+        tasks.push(tokio::spawn(crawler.run(std::future::pending())));
+        statuses.push(admin.status().await.unwrap());
+    }
     let mut summaries = Vec::new();
-    for task in tasks {
-        summaries.push(
-            tokio::time::timeout(Duration::from_secs(120), task).await.expect("a shard never ended").unwrap(),
-        );
+    for (index, (task, status)) in tasks.into_iter().zip(statuses).enumerate() {
+        let summary = tokio::time::timeout(Duration::from_secs(120), task)
+            .await
+            .expect("a shard never ended")
+            .unwrap()
+            .unwrap();
+        let shard = status.shard.expect("a shard's status names its shard");
+        assert_eq!((shard.index, shard.count), (index as u32, SHARDS));
+        assert!(shard.handed_over <= summary.handed_over && shard.handed_in <= summary.handed_in);
+        summaries.push(summary);
     }
     summaries
 }

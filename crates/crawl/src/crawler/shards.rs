@@ -123,6 +123,11 @@ impl Crawler {
         Ok(true)
     }
 
+    /// This shard's plan, if the crawl is sharded.
+    pub(crate) fn shard_plan(&self) -> Option<freshet_frontier::ShardPlan> {
+        self.shards.as_ref().map(|shards| shards.exchange.plan())
+    }
+
     /// Seconds until the inbox is read next, if this crawl is sharded.
     pub(crate) fn next_inbox_poll(&self) -> Option<f64> {
         self.shards.as_ref().map(|shards| shards.next_poll)

@@ -8,7 +8,7 @@ use freshet_schedule::online::{OnlineError, Status};
 use tokio::time::Instant;
 
 use super::{Crawler, unix_now};
-use crate::admin::{CrawlStatus, ExplainError, HostStatus, PageReport, Request, SitemapCounts};
+use crate::admin::{CrawlStatus, ExplainError, HostStatus, PageReport, Request, ShardCounts, SitemapCounts};
 use crate::dedup::PayloadRecord;
 use crate::focus::FocusGate;
 use crate::revisit::{self, PageMemory, Revisit};
@@ -107,6 +107,12 @@ impl Crawler {
                 misses: self.summary.sitemap_misses,
                 lastmods_ignored: self.summary.sitemap_lastmods_ignored,
             },
+            shard: self.shard_plan().map(|plan| ShardCounts {
+                index: plan.index(),
+                count: plan.count(),
+                handed_over: self.summary.handed_over,
+                handed_in: self.summary.handed_in,
+            }),
             hosts,
         }
     }
