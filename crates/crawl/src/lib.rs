@@ -250,6 +250,31 @@
 //! after a kill (the same test file fills the disk by `ulimit -f`). A store that could not even
 //! be set up is removed, so that the first command can simply be run again.
 //!
+//! # Shards: one crawl, several processes
+//! With [`CrawlConfig::shard`] (`--shard K/N`) and a Redis store, this process is shard `K` of
+//! a crawl run by `N` processes, on one machine or on several, sharing one Redis server or
+//! Redis Cluster (the distributed engine the mission names; no coordination of freshet's
+//! own). The protocol is `freshet_frontier`'s `shards` module; the crawler's side
+//! (`crawler::shards`):
+//! - a host belongs to the shard that `ShardPlan::shard_of` its name gives, for the crawl's
+//!   life: its robots.txt, politeness and pages are that one process's;
+//! - each shard's frontier is a store of its own, under the prefix `PREFIX-K-of-N` (on a
+//!   cluster, in the slot of that hash tag: the shards spread over the nodes);
+//! - [`Crawler`]'s discovery hands a URL of another shard's host (in scope by the same
+//!   settings, which every shard must be given alike) to that shard's inbox instead of its own
+//!   store, before the group commit of the page that found it; the receiver commits it as a
+//!   discovery before it trims its inbox. A crash of either side repeats, never loses; the
+//!   receiver's seen set admits a URL once;
+//! - a one-pass shard with nothing left waits (reading its inbox every 100 ms) until the
+//!   whole crawl is over: every shard idle with an empty inbox, or gone, in two waves that
+//!   read alike. A shard that is killed is neither, so the others wait for its resume.
+//!
+//! Each shard's limits are its own (`max_pages`, `rate`, quotas, and the per-IP limit, so a
+//! server whose hosts fall to several shards may get that many requests at once from each), and importance
+//! (`in-degree`, `opic`) learns only from links within the shard. Tested: three shards on one
+//! Redis fetch every allowed page of a test web once (`tests/shards.rs`), and a shard killed
+//! three times and resumed loses no handed-over URL (`crates/cli/tests/crawl.rs`).
+//!
 //! # Blocking calls
 //! The store commit (an `fsync`) and the WARC sync run on the control task, once per group of
 //! finished jobs; use a multi-thread runtime so that fetches go on meanwhile.
