@@ -223,12 +223,20 @@ fn a_sharded_crawl_with_a_shard_killed_and_resumed_loses_nothing() {
         let closest = times.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min);
         assert!(closest >= DELAY, "{host}: two requests {closest:.4} s apart");
     }
-    // Each shard logged only its own hosts' pages.
+    // Each shard logged only its own hosts' pages, and `freshet status --data` reads the
+    // shard's own frontier (its prefix from crawl.toml's store-prefix and shard).
     for shard in [killed, other] {
-        for line in page_lines(data[shard as usize].path()) {
+        let dir = data[shard as usize].path();
+        let pages = page_lines(dir);
+        for line in &pages {
             let host = freshet_url::Url::parse(&line.url).unwrap().host_str().unwrap().to_owned();
             assert_eq!(plan.shard_of(&host), shard, "{}", line.url);
         }
+        let fetched: HashSet<&str> = pages.iter().map(|line| line.url.as_str()).collect();
+        let status = freshet_in(dir, &["status", "--data", dir.to_str().unwrap()], None);
+        assert_success(&status);
+        let expected = format!(", {} fetched, 0 in flight", fetched.len());
+        assert!(stdout(&status).contains(&expected), "{expected}: {}", stdout(&status));
     }
     runtime.block_on(web.shutdown()).unwrap();
 }

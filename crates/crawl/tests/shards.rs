@@ -109,10 +109,18 @@ async fn three_shards_crawl_the_web_once(redis_url: &str) {
     // A shard that does not own the seed's host starts with nothing of its own.
     let seedless = (owner("h0.web.test") + 1) % SHARDS;
 
+    // An inbox entry that is not a URL (a foreign writer): logged by its shard, not followed.
+    let mut inbox = freshet_frontier::connect_to_slot_owner(redis_url, "web-0-of-3").unwrap();
+    let () = redis::cmd("RPUSH").arg("{web-0-of-3}:inbox").arg("1 http://[oops/").query(&mut inbox).unwrap();
+
     let dirs: Vec<_> = (0..SHARDS).map(|_| tempfile::tempdir().unwrap()).collect();
     let configs =
         (0..SHARDS).map(|index| config(&web, dirs[index as usize].path(), redis_url, index)).collect();
     let summaries = run_shards(configs).await;
+    let bad: Vec<_> =
+        read_log(dirs[0].path()).into_iter().filter(|line| line.outcome == "bad-handover").collect();
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert_eq!(bad[0].url, "http://[oops/");
 
     let log = web.log().entries();
     let requests: Vec<(String, String)> = log
@@ -161,7 +169,7 @@ async fn three_shards_crawl_the_web_once(redis_url: &str) {
     );
     let handed_over: u64 = summaries.iter().map(|summary| summary.handed_over).sum();
     let handed_in: u64 = summaries.iter().map(|summary| summary.handed_in).sum();
-    assert_eq!(handed_over, handed_in, "every URL handed over was read by its shard");
+    assert_eq!(handed_over + 1, handed_in, "every URL handed over was read by its shard, and the bad entry");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

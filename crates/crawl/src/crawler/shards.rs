@@ -20,6 +20,8 @@ use std::collections::HashSet;
 use freshet_frontier::{Handover, ShardExchange};
 use freshet_url::Url;
 
+use crate::log::LogLine;
+
 use super::{Crawler, unix_now};
 use crate::error::Result;
 
@@ -104,9 +106,15 @@ impl Crawler {
             return Ok(false);
         }
         for entry in &entries {
-            let Ok(url) = Url::parse(&entry.url) else {
-                // Another shard canonicalised it: a URL that does not parse here is not one.
-                continue;
+            // Another shard canonicalised it; canonicalising again changes nothing, and a URL
+            // that does not parse (a foreign writer, another version) is logged, not followed.
+            let url = match freshet_url::canonicalize(&entry.url) {
+                Ok(url) => url,
+                Err(error) => {
+                    let detail = format!("handed over by another shard, not a URL here: {error}");
+                    self.log.write(&LogLine::skipped(&entry.url, "bad-handover", Some(detail)))?;
+                    continue;
+                }
             };
             if entry.depth == 0 {
                 // A seed given to another shard: its scope comes with it.
