@@ -127,6 +127,7 @@ async fn metrics(State(endpoint): State<Endpoint>) -> Response {
         metrics::gauge!("freshet_shards").set(f64::from(shard.count));
         metrics::counter!("freshet_shard_handed_over_total").absolute(shard.handed_over);
         metrics::counter!("freshet_shard_handed_in_total").absolute(shard.handed_in);
+        metrics::gauge!("freshet_shard_waiting").set(f64::from(u8::from(shard.waiting)));
     }
     for host in &status.hosts {
         metrics::gauge!("freshet_host_lambda", "host" => host.host.clone()).set(host.lambda);
@@ -388,8 +389,16 @@ pub(crate) fn run_status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
     );
     if let Some(shard) = status.shard {
         println!(
-            "shard               {} of {} (from 0): {} URLs handed to other shards, {} handed in by them",
-            shard.index, shard.count, shard.handed_over, shard.handed_in
+            "shard               {} of {} (from 0): {} URLs handed to other shards, {} handed in by them{}",
+            shard.index,
+            shard.count,
+            shard.handed_over,
+            shard.handed_in,
+            if shard.waiting {
+                "; nothing left of its own, waiting for the other shards to finish (each must run)"
+            } else {
+                ""
+            }
         );
     }
     println!("memory              {} bytes in the hosts' boilerplate tables", status.boilerplate_bytes);

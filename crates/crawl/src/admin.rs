@@ -200,6 +200,11 @@ pub struct ShardCounts {
     pub handed_over: u64,
     /// [`crate::CrawlSummary::handed_in`].
     pub handed_in: u64,
+    /// This shard has nothing left of its own (a one-pass crawl) and waits until the crawl is
+    /// over: every shard idle with an empty inbox, or gone. A shard never started, or killed
+    /// and not yet resumed, keeps it waiting.
+    #[serde(default)]
+    pub waiting: bool,
 }
 
 /// One host in a [`CrawlStatus`].

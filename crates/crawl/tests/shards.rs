@@ -214,3 +214,33 @@ async fn a_shard_that_stops_early_leaves_and_the_others_end() {
     assert_eq!(requests.len(), unique.len(), "a page was fetched twice");
     assert_same_pages(&unique, &allowed_pages(&web));
 }
+
+/// A shard whose others never start fetches its own part, then waits for them (the crawl is
+/// not over: they may hand it URLs), says so in its status, and stops when told.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_shard_alone_waits_for_the_others_and_says_so() {
+    let redis = RedisServer::start();
+    let web = testweb(9, 360).await;
+    let dir = tempfile::tempdir().unwrap();
+    let crawler = Crawler::open(config(&web, dir.path(), &redis.url, 0)).unwrap();
+    let admin = crawler.admin();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(crawler.run(async move {
+        let _ = stopped.await;
+    }));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let shard = admin.status().await.unwrap().shard.unwrap();
+        if shard.waiting {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "shard 0 never ran out of work");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!task.is_finished(), "a shard must not end while the others have not run");
+    stop.send(()).unwrap();
+    let summary = task.await.unwrap().unwrap();
+    assert_eq!(summary.stopped, StopReason::Interrupted);
+    assert!(summary.handed_over > 0, "it found the other shards' URLs: {summary:?}");
+}

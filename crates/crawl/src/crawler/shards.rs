@@ -47,6 +47,8 @@ pub(crate) struct Shards {
     recently_sent: HashSet<u64>,
     /// When the inbox is read next (Unix seconds).
     next_poll: f64,
+    /// Whether this shard has nothing left of its own and waits for the crawl to be over.
+    waiting: bool,
 }
 
 impl Shards {
@@ -58,6 +60,7 @@ impl Shards {
             outgoing_len: 0,
             recently_sent: HashSet::new(),
             next_poll: 0.0,
+            waiting: false,
         }
     }
 }
@@ -126,14 +129,16 @@ impl Crawler {
         self.settle()?;
         if let Some(shards) = &mut self.shards {
             shards.exchange.take(entries.len())?;
+            shards.waiting = false;
         }
         self.summary.handed_in += entries.len() as u64;
         Ok(true)
     }
 
-    /// This shard's plan, if the crawl is sharded.
-    pub(crate) fn shard_plan(&self) -> Option<freshet_frontier::ShardPlan> {
-        self.shards.as_ref().map(|shards| shards.exchange.plan())
+    /// This shard's plan, and whether it waits for the others with nothing left of its own,
+    /// if the crawl is sharded.
+    pub(crate) fn shard_plan(&self) -> Option<(freshet_frontier::ShardPlan, bool)> {
+        self.shards.as_ref().map(|shards| (shards.exchange.plan(), shards.waiting))
     }
 
     /// Seconds until the inbox is read next, if this crawl is sharded.
@@ -151,6 +156,7 @@ impl Crawler {
         let Some(shards) = &mut self.shards else { return Ok(true) };
         shards.exchange.say(true, false)?;
         let over = shards.exchange.crawl_is_over()?;
+        shards.waiting = !over;
         // The next look in a poll's time, not at once.
         shards.next_poll = shards.next_poll.max(unix_now() + INBOX_POLL);
         Ok(over)

@@ -107,9 +107,10 @@ impl Crawler {
                 misses: self.summary.sitemap_misses,
                 lastmods_ignored: self.summary.sitemap_lastmods_ignored,
             },
-            shard: self.shard_plan().map(|plan| ShardCounts {
+            shard: self.shard_plan().map(|(plan, waiting)| ShardCounts {
                 index: plan.index(),
                 count: plan.count(),
+                waiting,
                 handed_over: self.summary.handed_over,
                 handed_in: self.summary.handed_in,
             }),
