@@ -33,6 +33,15 @@
 //! same ids. `open` takes the prefix by writing its connection's client id in `{P}:owner`; a
 //! later `open` is refused while that connection is alive (`CLIENT LIST ID`), and takes over from
 //! one that is gone (a `kill -9` closes it), so a resume after a crash needs no clean-up.
+//!
+//! # Redis Cluster
+//! Given any node's URL, `open` connects to the master that serves the slot of `{P}`
+//! ([`connect_to_slot_owner`]), and everything above happens there: the transaction, the
+//! durability check (of that master only), the owner's client id (an id of that master's). A
+//! prefix must then be a hash tag (not empty, no `}`), and prefixes spread crawls over the
+//! masters; a slot that moves while a store is open fails its commands with `MOVED` until it is
+//! opened again. Tested on a cluster of three masters (`tests/redis_cluster.rs`, and the
+//! conformance suite).
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
