@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::missing_panics_doc, missing_docs)]
 
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use freshet_schedule::online::{Budget, Decision, HostId, PageId, Politeness, Scheduler};
@@ -649,8 +650,12 @@ impl RedisServer {
 
     /// With these settings (`--name value`…).
     pub fn with(settings: &[&str]) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = free_ports(1)[0];
+        Self::start_in(tempfile::tempdir().unwrap(), port, settings)
+    }
+
+    /// On `port`, with its data in `dir`, with these settings; answering once it returns.
+    fn start_in(dir: tempfile::TempDir, port: u16, settings: &[&str]) -> Self {
         let binary = std::env::var_os("FRESHET_REDIS_SERVER").unwrap_or_else(|| "redis-server".into());
         let child = Command::new(&binary)
             .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--save", ""])
@@ -692,4 +697,213 @@ impl Drop for RedisServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `count` distinct free 127.0.0.1 ports (held together while they are picked, so none is
+/// given twice; free again, for servers to take, when this returns).
+fn free_ports(count: usize) -> Vec<u16> {
+    let listeners: Vec<std::net::TcpListener> =
+        (0..count).map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap()).collect();
+    listeners.iter().map(|listener| listener.local_addr().unwrap().port()).collect()
+}
+
+/// A Redis Cluster of a test's own, for the Redis engine's cluster tests (`RedisStore` follows
+/// its prefix's slot to the master that serves it: `connect_to_slot_owner`): masters without
+/// replicas, each a [`RedisServer`] on free 127.0.0.1 ports (its client port and its cluster
+/// bus port, `--cluster-port`, since the default bus port, 10000 above, may be taken or past
+/// 65535) with its data and its `nodes.conf` in a temporary directory of its own, syncing every
+/// write; the 16384 slots split evenly between them in node order. Every node is killed when it
+/// is dropped.
+///
+/// It is formed from here, as `redis-cli --cluster create` would form it (`CLUSTER
+/// ADDSLOTSRANGE` on each node, then `CLUSTER MEET`), so a test needs no `redis-cli`.
+/// Starting takes about two seconds however small the cluster: a master calls itself ok no
+/// sooner than 2 s after it starts (`CLUSTER_WRITABLE_DELAY` in Redis's `cluster.c`). Tests
+/// that can share a cluster, each under prefixes of its own, take [`shared`](Self::shared).
+pub struct RedisCluster {
+    nodes: Vec<RedisServer>,
+    /// Each node's slots, first and last.
+    ranges: Vec<(u16, u16)>,
+    /// Each node's URL, `redis://127.0.0.1:PORT/`, in node order.
+    pub urls: Vec<String>,
+}
+
+impl RedisCluster {
+    /// The number of hash slots of a Redis Cluster.
+    const SLOTS: u16 = 16384;
+
+    /// Three masters.
+    pub fn start() -> Self {
+        Self::with_nodes(3)
+    }
+
+    /// `nodes` masters (one or more).
+    pub fn with_nodes(nodes: usize) -> Self {
+        assert!(nodes >= 1, "a cluster of no node");
+        let count = u16::try_from(nodes).unwrap();
+        let ranges: Vec<(u16, u16)> = (0..count)
+            .map(|node| {
+                let first = |node: u16| {
+                    u16::try_from(u32::from(Self::SLOTS) * u32::from(node) / u32::from(count)).unwrap()
+                };
+                (first(node), first(node + 1) - 1)
+            })
+            .collect();
+        let ports: Vec<(u16, u16)> = free_ports(2 * nodes).chunks(2).map(|pair| (pair[0], pair[1])).collect();
+        let nodes: Vec<RedisServer> = ports
+            .iter()
+            .map(|&(port, bus)| {
+                let dir = tempfile::tempdir().unwrap();
+                let config = dir.path().join("nodes.conf");
+                let config = config.to_str().expect("a temporary directory's path in UTF-8");
+                let bus = bus.to_string();
+                let settings = [
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    config,
+                    "--cluster-port",
+                    &bus,
+                    "--appendonly",
+                    "yes",
+                    "--appendfsync",
+                    "always",
+                ];
+                RedisServer::start_in(dir, port, &settings)
+            })
+            .collect();
+        let urls = nodes.iter().map(|node| node.url.clone()).collect();
+        let cluster = Self { nodes, ranges, urls };
+        cluster.form(&ports);
+        cluster
+    }
+
+    /// A cluster of three masters shared by every caller that holds one: started by the first,
+    /// killed when the last lets go of it (a later call starts another). Each test keeps to
+    /// prefixes of its own ([`prefix_on`](Self::prefix_on) with a stem of its own).
+    pub fn shared() -> Arc<Self> {
+        static SHARED: Mutex<Weak<RedisCluster>> = Mutex::new(Weak::new());
+        let mut shared = SHARED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(cluster) = shared.upgrade() {
+            return cluster;
+        }
+        let cluster = Arc::new(Self::start());
+        *shared = Arc::downgrade(&cluster);
+        cluster
+    }
+
+    /// Gives each node its slots and a config epoch of its own, has every node meet each later
+    /// one, and waits (10 s at most) until every node says `cluster_state:ok` and lists every
+    /// node's range. (Meeting only node 0 leaves the others to learn of each other by gossip,
+    /// which took a second more, or five when a node saw itself in a minority meanwhile.)
+    fn form(&self, ports: &[(u16, u16)]) {
+        for (epoch, (node, &(first, last))) in (1_u64..).zip(self.nodes.iter().zip(&self.ranges)) {
+            let mut connection = node.connect().unwrap();
+            redis::cmd("CLUSTER").arg("SET-CONFIG-EPOCH").arg(epoch).query::<()>(&mut connection).unwrap();
+            redis::cmd("CLUSTER")
+                .arg("ADDSLOTSRANGE")
+                .arg(first)
+                .arg(last)
+                .query::<()>(&mut connection)
+                .unwrap();
+        }
+        for (index, node) in self.nodes.iter().enumerate() {
+            let mut connection = node.connect().unwrap();
+            for &(port, bus) in &ports[index + 1..] {
+                redis::cmd("CLUSTER")
+                    .arg("MEET")
+                    .arg("127.0.0.1")
+                    .arg(port)
+                    .arg(bus)
+                    .query::<()>(&mut connection)
+                    .unwrap();
+            }
+        }
+        let expected: Vec<(u16, u16, u16)> =
+            self.ranges.iter().zip(ports).map(|(&(first, last), &(port, _))| (first, last, port)).collect();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let mut last_seen = String::new();
+        loop {
+            let mut ready = true;
+            for (index, node) in self.nodes.iter().enumerate() {
+                let mut connection = node.connect().unwrap();
+                let info: String = redis::cmd("CLUSTER").arg("INFO").query(&mut connection).unwrap();
+                let mut ranges = cluster_ranges(&mut connection);
+                ranges.sort_unstable();
+                if !info.lines().any(|line| line.trim() == "cluster_state:ok") || ranges != expected {
+                    ready = false;
+                    let state = info.lines().find(|line| line.starts_with("cluster_state")).unwrap_or("");
+                    last_seen = format!("node {index}: {} with ranges {ranges:?}", state.trim());
+                    break;
+                }
+            }
+            if ready {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the Redis Cluster on ports {ports:?} did not come up within 10 s (want every node \
+                 ok with the ranges {expected:?}; last seen: {last_seen})"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// A plain connection to node `node` (it answers `MOVED` for a key of another node's slot).
+    pub fn connect(&self, node: usize) -> redis::RedisResult<redis::Connection> {
+        self.nodes[node].connect()
+    }
+
+    /// The node whose range holds `key`'s slot (`CLUSTER KEYSLOT`): where the cluster keeps it.
+    pub fn node_serving(&self, key: &str) -> usize {
+        let mut connection = self.connect(0).unwrap();
+        let slot: u16 = redis::cmd("CLUSTER").arg("KEYSLOT").arg(key).query(&mut connection).unwrap();
+        self.ranges.iter().position(|&(first, last)| (first..=last).contains(&slot)).unwrap()
+    }
+
+    /// The node that holds `key` (`EXISTS` on each node; a node answers `MOVED` for a key of
+    /// another's slot); panics unless exactly one does.
+    pub fn node_holding(&self, key: &str) -> usize {
+        let holding: Vec<usize> = (0..self.nodes.len())
+            .filter(|&node| {
+                let mut connection = self.connect(node).unwrap();
+                match redis::cmd("EXISTS").arg(key).query::<u64>(&mut connection) {
+                    Ok(count) => count > 0,
+                    Err(error) if error.redirect_node().is_some() => false,
+                    Err(error) => panic!("EXISTS {key} on node {node}: {error}"),
+                }
+            })
+            .collect();
+        match holding[..] {
+            [node] => node,
+            _ => panic!("{key} is held by the nodes {holding:?}, not by one"),
+        }
+    }
+
+    /// The first of `STEM-0`, `STEM-1`, … whose keys (all tagged `{PREFIX}`) node `node`
+    /// serves: a store prefix that lives on that node.
+    pub fn prefix_on(&self, node: usize, stem: &str) -> String {
+        (0..)
+            .map(|index| format!("{stem}-{index}"))
+            .find(|prefix| self.node_serving(&format!("{{{prefix}}}")) == node)
+            .unwrap()
+    }
+}
+
+/// The ranges a cluster node lists in `CLUSTER SLOTS`: first slot, last slot, master's port.
+fn cluster_ranges(connection: &mut redis::Connection) -> Vec<(u16, u16, u16)> {
+    use redis::Value;
+    let ranges: Vec<Value> = redis::cmd("CLUSTER").arg("SLOTS").query(connection).unwrap();
+    let number = |value: Option<&Value>| match value {
+        Some(Value::Int(number)) => u16::try_from(*number).unwrap(),
+        other => panic!("CLUSTER SLOTS: {other:?}, not a number"),
+    };
+    ranges
+        .iter()
+        .map(|range| {
+            let Value::Array(fields) = range else { panic!("CLUSTER SLOTS: {range:?}") };
+            let Some(Value::Array(master)) = fields.get(2) else { panic!("CLUSTER SLOTS: {range:?}") };
+            (number(fields.first()), number(fields.get(1)), number(master.get(1)))
+        })
+        .collect()
 }

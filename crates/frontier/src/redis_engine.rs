@@ -33,6 +33,15 @@
 //! same ids. `open` takes the prefix by writing its connection's client id in `{P}:owner`; a
 //! later `open` is refused while that connection is alive (`CLIENT LIST ID`), and takes over from
 //! one that is gone (a `kill -9` closes it), so a resume after a crash needs no clean-up.
+//!
+//! # Redis Cluster
+//! Given any node's URL, `open` connects to the master that serves the slot of `{P}`
+//! ([`connect_to_slot_owner`]), and everything above happens there: the transaction, the
+//! durability check (of that master only), the owner's client id (an id of that master's). A
+//! prefix must then be a hash tag (not empty, no `}`), and prefixes spread crawls over the
+//! masters; a slot that moves while a store is open fails its commands with `MOVED` until it is
+//! opened again. Tested on a cluster of three masters (`tests/redis_cluster.rs`, and the
+//! conformance suite).
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -117,7 +126,9 @@ fn hget(
 
 /// A connection to the server that holds the keys of hash tag `{hash_tag}`: the server at `url`
 /// itself, unless it is a node of a Redis Cluster (`cluster_enabled:1`), then the master that
-/// serves the tag's slot (`CLUSTER KEYSLOT`, `CLUSTER SLOTS`), reached with `url`'s credentials.
+/// serves the tag's slot (`CLUSTER KEYSLOT`, `CLUSTER SLOTS`), reached with `url`'s credentials
+/// (and at `url`'s host when the cluster does not know the master's address: an empty or NULL
+/// endpoint, as Redis's documentation of `CLUSTER SLOTS` says).
 /// A frontier's keys all carry one tag, so one node answers all of a commit's commands and its
 /// `MULTI`/`EXEC`; the `redis` crate's cluster client would route each command on its own and
 /// refuse the transaction's client-bound verbs (`CLIENT ID`), which the one-writer rule needs.
@@ -128,7 +139,9 @@ fn hget(
 ///
 /// # Errors
 /// [`StoreError::Engine`]: the URL, the connection, a cluster node that does not say where the
-/// slot is, or a slot that no master serves (a cluster not yet `ok`).
+/// slot is, a slot that no master serves (a cluster not yet `ok`), or, on a cluster, a
+/// `hash_tag` that would not be one (empty or with a `}`: `{}:meta` is hashed whole, so the
+/// keys would not share a slot).
 pub fn connect_to_slot_owner(url: &str, hash_tag: &str) -> Result<Connection> {
     let info = url.into_connection_info().map_err(engine("parse the server's URL"))?;
     let mut connection = redis::Client::open(info.clone())
@@ -142,6 +155,15 @@ pub fn connect_to_slot_owner(url: &str, hash_tag: &str) -> Result<Connection> {
     if !server.lines().any(|line| line.trim() == "cluster_enabled:1") {
         return Ok(connection);
     }
+    if hash_tag.is_empty() || hash_tag.contains('}') {
+        return Err(refused(
+            "connect",
+            format!(
+                "{url} is a Redis Cluster node, and {hash_tag:?} is no hash tag (empty, or with a \
+                 '}}'): the keys {{{hash_tag}}}:… would not share a slot"
+            ),
+        ));
+    }
     let slot: i64 = redis::cmd("CLUSTER")
         .arg("KEYSLOT")
         .arg(format!("{{{hash_tag}}}"))
@@ -151,18 +173,31 @@ pub fn connect_to_slot_owner(url: &str, hash_tag: &str) -> Result<Connection> {
         .arg("SLOTS")
         .query(&mut connection)
         .map_err(engine("read the cluster's slots"))?;
-    let master = ranges.iter().find_map(|range| slot_master(range, slot)).ok_or_else(|| {
+    let (master, port) = ranges.iter().find_map(|range| slot_master(range, slot)).ok_or_else(|| {
         refused(
             "connect",
             format!("no master of the Redis Cluster at {url} serves slot {slot} (of {{{hash_tag}}}): is the cluster ok?"),
         )
     })?;
-    if let redis::ConnectionAddr::Tcp(host, port) = info.addr()
-        && (host.as_str(), *port) == (master.0.as_str(), master.1)
-    {
+    let asked = match info.addr() {
+        redis::ConnectionAddr::Tcp(host, port) | redis::ConnectionAddr::TcpTls { host, port, .. } => {
+            Some((host.as_str(), *port))
+        }
+        _ => None,
+    };
+    let host = match (master, asked) {
+        (Some(host), _) => host,
+        (None, Some((host, _))) => host.to_owned(),
+        (None, None) => {
+            return Err(refused(
+                "connect",
+                format!("the Redis Cluster at {url} does not know the address of slot {slot}'s master"),
+            ));
+        }
+    };
+    if asked == Some((host.as_str(), port)) {
         return Ok(connection);
     }
-    let (host, port) = master;
     let addr = match info.addr() {
         redis::ConnectionAddr::TcpTls { insecure, tls_params, .. } => {
             redis::ConnectionAddr::TcpTls { host, port, insecure: *insecure, tls_params: tls_params.clone() }
@@ -176,8 +211,9 @@ pub fn connect_to_slot_owner(url: &str, hash_tag: &str) -> Result<Connection> {
 }
 
 /// The master's address in one entry of `CLUSTER SLOTS` (`[start, end, [host, port, id, …],
-/// replicas…]`) if the entry's range holds `slot`.
-fn slot_master(range: &redis::Value, slot: i64) -> Option<(String, u16)> {
+/// replicas…]`) if the entry's range holds `slot`: its host (`None` where the cluster does not
+/// know it: an empty or NULL endpoint, which is to be reached at the host asked) and port.
+fn slot_master(range: &redis::Value, slot: i64) -> Option<(Option<String>, u16)> {
     use redis::Value;
     let Value::Array(fields) = range else { return None };
     let (Some(Value::Int(start)), Some(Value::Int(end)), Some(Value::Array(master))) =
@@ -191,10 +227,11 @@ fn slot_master(range: &redis::Value, slot: i64) -> Option<(String, u16)> {
     let host = match master.first()? {
         Value::BulkString(bytes) => String::from_utf8(bytes.clone()).ok()?,
         Value::SimpleString(text) => text.clone(),
+        Value::Nil => String::new(),
         _ => return None,
     };
     let Value::Int(port) = master.get(1)? else { return None };
-    Some((host, u16::try_from(*port).ok()?))
+    Some((Some(host).filter(|host| !host.is_empty()), u16::try_from(*port).ok()?))
 }
 
 /// Refuses a server that does not sync its append-only file at every write, unless

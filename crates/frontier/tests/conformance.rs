@@ -2,10 +2,14 @@
 //! in-memory engine, redb and Redis (a `redis-server` of each test's own on 127.0.0.1), each also
 //! behind the seen-URL index (`SeenFilter`), which must not change what any verb answers; redb also with its seen-set entries merged into its `urls`
 //! table at every commit and every few URLs (by default, a merge waits for 131,072 new URLs,
-//! which no check reaches), and without a cache of the file's pages.
+//! which no check reaches), and without a cache of the file's pages; Redis also on a Redis
+//! Cluster of three masters, which its checks share, each with a prefix of its own.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use freshet_frontier::conformance::{Harness, RedisServer};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use freshet_frontier::conformance::{Harness, RedisCluster, RedisServer};
 use freshet_frontier::{MemoryStore, RedbOptions, RedbStore, RedisOptions, RedisStore, SeenFilter};
 
 /// The memory engine: its data lives as long as the value, so reopening hands it back.
@@ -59,15 +63,43 @@ impl Harness for Redb {
     }
 }
 
-/// Redis: a server of its own (`conformance::RedisServer`, syncing every write); reopening drops
-/// the store (its connection) and opens the prefix again.
+/// Redis: a server of its own (`conformance::RedisServer`, syncing every write), or a store of
+/// its own on the cluster the Redis Cluster checks share (`conformance::RedisCluster::shared`),
+/// opened through node 0's URL under a prefix whose slot is on node `n mod 3` for the `n`th
+/// harness: two checks in three have their store on another node than the one asked, which
+/// `create` checks. Reopening drops the store (its connection) and opens the prefix again.
 struct Redis {
-    server: RedisServer,
+    server: RedisAt,
+    options: RedisOptions,
+}
+
+/// What keeps a [`Redis`] harness's server up.
+enum RedisAt {
+    Server {
+        _up: RedisServer,
+    },
+    /// The cluster, and the node that serves the harness's prefix.
+    Cluster {
+        cluster: Arc<RedisCluster>,
+        node: usize,
+    },
 }
 
 impl Redis {
     fn new() -> Self {
-        Self { server: RedisServer::start() }
+        let server = RedisServer::start();
+        let options = RedisOptions::new(server.url.clone());
+        Self { server: RedisAt::Server { _up: server }, options }
+    }
+
+    fn on_cluster() -> Self {
+        static HARNESSES: AtomicUsize = AtomicUsize::new(0);
+        let cluster = RedisCluster::shared();
+        let harness = HARNESSES.fetch_add(1, Ordering::Relaxed);
+        let node = harness % cluster.urls.len();
+        let prefix = cluster.prefix_on(node, &format!("conformance-{harness}"));
+        let options = RedisOptions { prefix, ..RedisOptions::new(cluster.urls[0].clone()) };
+        Self { server: RedisAt::Cluster { cluster, node }, options }
     }
 }
 
@@ -75,12 +107,17 @@ impl Harness for Redis {
     type Store = RedisStore;
 
     fn create(&mut self) -> RedisStore {
-        RedisStore::open(RedisOptions::new(self.server.url.clone())).unwrap()
+        let store = RedisStore::open(self.options.clone()).unwrap();
+        if let RedisAt::Cluster { cluster, node } = &self.server {
+            let meta = format!("{{{}}}:meta", self.options.prefix);
+            assert_eq!(cluster.node_holding(&meta), *node, "the store's keys are on its slot's node");
+        }
+        store
     }
 
     fn reopen(&mut self, store: RedisStore) -> RedisStore {
         drop(store);
-        RedisStore::open(RedisOptions::new(self.server.url.clone())).unwrap()
+        RedisStore::open(self.options.clone()).unwrap()
     }
 }
 
@@ -90,6 +127,10 @@ mod memory {
 
 mod redis_engine {
     freshet_frontier::conformance_tests!(super::Redis::new());
+}
+
+mod redis_cluster {
+    freshet_frontier::conformance_tests!(super::Redis::on_cluster());
 }
 
 mod filtered_redis {
