@@ -2,7 +2,8 @@
 //! 127.0.0.1 against testweb: together they fetch every allowed page exactly once, each only
 //! the hosts its shard owns, politely (from the server's own log), and all three end when the
 //! crawl is over, though each runs out of work at its own time and URLs keep crossing between
-//! them. A shard that stops early leaves, and the others still end.
+//! them, on one server and on a Redis Cluster of three nodes. A shard that stops early leaves,
+//! and the others still end.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -18,7 +19,7 @@ use std::time::Duration;
 use freshet_crawl::{
     CrawlConfig, CrawlSummary, Crawler, LogKind, RedisOptions, Revisit, ShardPlan, StopReason, StoreEngine,
 };
-use freshet_frontier::conformance::RedisServer;
+use freshet_frontier::conformance::{RedisCluster, RedisServer};
 use freshet_testweb::{LogEntry, ServerConfig, SystemClock, TestWeb, Web, WebConfig};
 use freshet_url::Scope;
 
@@ -176,6 +177,24 @@ async fn three_shards_crawl_the_web_once(redis_url: &str) {
 async fn three_shards_on_one_redis_fetch_every_page_once() {
     let redis = RedisServer::start();
     three_shards_crawl_the_web_once(&redis.url).await;
+}
+
+/// The same on a Redis Cluster of three masters, every shard given node 0's URL: each shard's
+/// frontier and inbox sit on the node of its own slot, and the shards spread over the nodes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn three_shards_on_a_redis_cluster_fetch_every_page_once() {
+    let cluster = RedisCluster::start();
+    let nodes: HashSet<usize> =
+        (0..SHARDS).map(|index| cluster.node_serving(&format!("{{web-{index}-of-3}}:meta"))).collect();
+    assert!(nodes.len() >= 2, "the shards' slots are on more than one node: {nodes:?}");
+    three_shards_crawl_the_web_once(&cluster.urls[0]).await;
+    for index in 0..SHARDS {
+        // (An inbox read to its end is gone: Redis drops an empty list.)
+        for key in ["meta", "pages", "shard"] {
+            let key = format!("{{web-{index}-of-3}}:{key}");
+            assert_eq!(cluster.node_holding(&key), cluster.node_serving(&key), "{key}");
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
