@@ -13,13 +13,18 @@
 # On one machine the shards share its cores with the test web and Redis: this measures what
 # the handover costs per page, not a scale-out (which needs more machines).
 #
-# usage: experiments/shards.sh [--hosts H] [--pages P] [--rounds R] [--binary FRESHET] N...
-#   (default: 100 hosts, 20000 pages, 3 rounds, N = 1 2)
+# With --cluster, Redis is a Redis Cluster of three masters (redis-cli --cluster create), every
+# crawler given the first node's URL; the Redis CPU is then the three nodes' sum, and
+# `busiest` the share of it on the busiest node.
+#
+# usage: experiments/shards.sh [--hosts H] [--pages P] [--rounds R] [--binary FRESHET] [--cluster] N...
+#   (default: 100 hosts, 20000 pages, 3 rounds, one server, N = 1 2)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-hosts=100 pages=20000 rounds=3 freshet=$root/target/release/freshet
+hosts=100 pages=20000 rounds=3 freshet=$root/target/release/freshet cluster=0
 while [[ $# -gt 0 && $1 == --* ]]; do
     case $1 in
+        --cluster) cluster=1; shift; continue ;;
         --hosts) hosts=$2 ;;
         --pages) pages=$2 ;;
         --rounds) rounds=$2 ;;
@@ -33,9 +38,9 @@ counts=("$@")
 [[ -x $freshet ]] || (cd "$root" && cargo build --release -q -p freshet)
 work=$(mktemp -d /tmp/shards-bench.XXXXXX)
 source "$root/experiments/testweb-common.sh"
-redis_pid=
+redis_pids=()
 cleanup() {
-    [[ -n $redis_pid ]] && kill "$redis_pid" 2> /dev/null && wait "$redis_pid" 2> /dev/null || true
+    for pid in "${redis_pids[@]}"; do kill "$pid" 2> /dev/null && wait "$pid" 2> /dev/null || true; done
     cleanup_testweb
 }
 trap cleanup EXIT
@@ -43,24 +48,63 @@ start_testweb "$freshet" "$work" "$hosts" "$pages"
 for i in $(seq 0 $((hosts - 1))); do
     echo "http://h$i.web.test:$port/" >> "$work/seeds.txt"
 done
-redis_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$work/redis"
-redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly yes --appendfsync always \
-    --dir "$work/redis" > "$work/redis.out" 2>&1 &
-redis_pid=$!
-for _ in $(seq 100); do redis-cli -p "$redis_port" ping > /dev/null 2>&1 && break; sleep 0.1; done
-redis_cpu() {
-    redis-cli -p "$redis_port" info cpu | tr -d '\r' |
-        awk -F: '/^used_cpu_sys:/ { s = $2 } /^used_cpu_user:/ { u = $2 } END { printf "%.3f", s + u }'
+# Sets `free` to a free port of 127.0.0.1 not yet given out here (the test web listens on all
+# addresses, where the kernel may hand its port out again for 127.0.0.1 alone).
+given=" $port "
+next_port() {
+    while :; do
+        free=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+        [[ $given == *" $free "* ]] || break
+    done
+    given+="$free "
+}
+redis_ports=()
+nodes=1
+[[ $cluster == 1 ]] && nodes=3
+for node in $(seq "$nodes"); do
+    next_port
+    redis_port=$free
+    mkdir -p "$work/redis-$node"
+    cluster_flags=()
+    # A bus port of its own (the default, port + 10000, may be taken or past 65535).
+    if [[ $cluster == 1 ]]; then
+        next_port
+        cluster_flags=(--cluster-enabled yes --cluster-config-file "$work/redis-$node/nodes.conf" --cluster-port "$free")
+    fi
+    redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly yes --appendfsync always \
+        --dir "$work/redis-$node" "${cluster_flags[@]}" > "$work/redis-$node.out" 2>&1 &
+    redis_pids+=($!)
+    redis_ports+=("$redis_port")
+    for _ in $(seq 100); do redis-cli -p "$redis_port" ping > /dev/null 2>&1 && break; sleep 0.1; done
+    redis-cli -p "$redis_port" ping > /dev/null || { echo "redis-server on $redis_port did not start:" >&2; cat "$work/redis-$node.out" >&2; exit 1; }
+done
+redis_port=${redis_ports[0]}
+if [[ $cluster == 1 ]]; then
+    redis-cli --cluster create $(printf '127.0.0.1:%s ' "${redis_ports[@]}") --cluster-replicas 0 --cluster-yes > "$work/cluster.out"
+    for _ in $(seq 100); do
+        ok=0
+        for node_port in "${redis_ports[@]}"; do
+            redis-cli -p "$node_port" cluster info | grep -q 'cluster_state:ok' && ok=$((ok + 1))
+        done
+        [[ $ok == "$nodes" ]] && break
+        sleep 0.2
+    done
+fi
+# The CPU seconds of each Redis node so far, one line each.
+redis_cpus() {
+    for node_port in "${redis_ports[@]}"; do
+        redis-cli -p "$node_port" info cpu | tr -d '\r' |
+            awk -F: '/^used_cpu_sys:/ { s = $2 } /^used_cpu_user:/ { u = $2 } END { printf "%.3f\n", s + u }'
+    done
 }
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "test web: $hosts hosts, $pages pages on 127.0.0.1:$port; Redis on 127.0.0.1:$redis_port (appendfsync always)"
-printf '%-7s %-5s %8s %8s %10s %10s %10s %12s %10s\n' shards round pages wall_s pages_per_s crawl_cpu_s redis_cpu_s cpu_ms_a_page handed
+echo "test web: $hosts hosts, $pages pages on 127.0.0.1:$port; Redis: $nodes node(s) on ports ${redis_ports[*]} (appendfsync always$([[ $cluster == 1 ]] && echo ', a cluster'))"
+printf '%-7s %-5s %8s %8s %10s %10s %10s %8s %12s %10s\n' shards round pages wall_s pages_per_s crawl_cpu_s redis_cpu_s busiest cpu_ms_a_page handed
 for round in $(seq "$rounds"); do
     for n in "${counts[@]}"; do
         run=$work/run-$n-$round
         mkdir -p "$run"
-        redis_before=$(redis_cpu)
+        redis_before=$(redis_cpus)
         start=$(date +%s.%N)
         pids=()
         for k in $(seq 0 $((n - 1))); do
@@ -74,7 +118,7 @@ for round in $(seq "$rounds"); do
         done
         for pid in "${pids[@]}"; do wait "$pid"; done
         end=$(date +%s.%N)
-        redis_after=$(redis_cpu)
+        redis_after=$(redis_cpus)
         fetched=0 cpu=0 handed=0
         for k in $(seq 0 $((n - 1))); do
             grep -q '^nothing left to fetch' "$run/out-$k" || { echo "shard $k/$n did not end its crawl:" >&2; cat "$run/out-$k" >&2; exit 1; }
@@ -86,9 +130,10 @@ for round in $(seq "$rounds"); do
         unique=$(cat "$run"/data-*/crawl.jsonl | grep '"kind":"page"' | grep -oE '"url":"[^"]*"' | sort -u | wc -l)
         [[ $unique -eq $fetched ]] || { echo "$n shards: $fetched page requests for $unique URLs" >&2; exit 1; }
         wall=$(echo "$end - $start" | bc -l)
-        redis=$(echo "$redis_after - $redis_before" | bc -l)
-        printf '%-7s %-5s %8d %8.2f %10.0f %10.2f %10.2f %12.3f %10d\n' "$n" "$round" "$fetched" "$wall" \
-            "$(echo "$fetched / $wall" | bc -l)" "$cpu" "$redis" "$(echo "($cpu + $redis) * 1000 / $fetched" | bc -l)" "$handed"
+        read -r redis busiest < <(paste <(echo "$redis_before") <(echo "$redis_after") |
+            awk '{ d = $2 - $1; t += d; if (d > m) m = d } END { printf "%.3f %.2f\n", t, (t > 0 ? m / t : 0) }')
+        printf '%-7s %-5s %8d %8.2f %10.0f %10.2f %10.2f %8.2f %12.3f %10d\n' "$n" "$round" "$fetched" "$wall" \
+            "$(echo "$fetched / $wall" | bc -l)" "$cpu" "$redis" "$busiest" "$(echo "($cpu + $redis) * 1000 / $fetched" | bc -l)" "$handed"
         rm -rf "$run"
     done
 done

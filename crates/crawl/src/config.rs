@@ -154,7 +154,8 @@ pub struct CrawlConfig {
     /// This process's shard of a crawl shared among several (needs a Redis store; `None`: the
     /// crawl is this one process). Shard `K` of `N` crawls the hosts that
     /// [`ShardPlan::shard_of`](freshet_frontier::ShardPlan::shard_of) gives it, keeps its
-    /// frontier under the prefix `PREFIX-K-of-N`, and hands every URL of another shard's hosts
+    /// frontier under the prefix `PREFIX-K-of-N` (or `PREFIX-K-of-N.J`, its slot spread; see
+    /// [`ShardPlan::prefix`](freshet_frontier::ShardPlan::prefix)), and hands every URL of another shard's hosts
     /// to that shard through Redis. Start every shard with the same settings and seeds; the
     /// limits (`max_pages`, `rate`, quotas, per-IP politeness) are each shard's own.
     pub shard: Option<freshet_frontier::ShardPlan>,

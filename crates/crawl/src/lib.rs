@@ -258,8 +258,9 @@
 //! (`crawler::shards`):
 //! - a host belongs to the shard that `ShardPlan::shard_of` its name gives, for the crawl's
 //!   life: its robots.txt, politeness and pages are that one process's;
-//! - each shard's frontier is a store of its own, under the prefix `PREFIX-K-of-N` (on a
-//!   cluster, in the slot of that hash tag: the shards spread over the nodes);
+//! - each shard's frontier is a store of its own, under the prefix `PREFIX-K-of-N` (with a
+//!   suffix `.J` where one is needed to spread the shards' slots evenly: on a cluster the
+//!   shards spread over the nodes);
 //! - [`Crawler`]'s discovery hands a URL of another shard's host (in scope by the same
 //!   settings, which every shard must be given alike) to that shard's inbox instead of its own
 //!   store, before the group commit of the page that found it; the receiver commits it as a

@@ -111,8 +111,13 @@ async fn three_shards_crawl_the_web_once(redis_url: &str) {
     let seedless = (owner("h0.web.test") + 1) % SHARDS;
 
     // An inbox entry that is not a URL (a foreign writer): logged by its shard, not followed.
-    let mut inbox = freshet_frontier::connect_to_slot_owner(redis_url, "web-0-of-3").unwrap();
-    let () = redis::cmd("RPUSH").arg("{web-0-of-3}:inbox").arg("1 http://[oops/").query(&mut inbox).unwrap();
+    let first = plan.prefix_of("web", 0);
+    let mut inbox = freshet_frontier::connect_to_slot_owner(redis_url, &first).unwrap();
+    let () = redis::cmd("RPUSH")
+        .arg(format!("{{{first}}}:inbox"))
+        .arg("1 http://[oops/")
+        .query(&mut inbox)
+        .unwrap();
 
     let dirs: Vec<_> = (0..SHARDS).map(|_| tempfile::tempdir().unwrap()).collect();
     let configs =
@@ -184,14 +189,17 @@ async fn three_shards_on_one_redis_fetch_every_page_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn three_shards_on_a_redis_cluster_fetch_every_page_once() {
     let cluster = RedisCluster::start();
+    // The shards' prefixes spread over the slots: one shard on each master.
+    let plan = ShardPlan::new(0, SHARDS).unwrap();
+    let prefixes: Vec<String> = (0..SHARDS).map(|index| plan.prefix_of("web", index)).collect();
     let nodes: HashSet<usize> =
-        (0..SHARDS).map(|index| cluster.node_serving(&format!("{{web-{index}-of-3}}:meta"))).collect();
-    assert!(nodes.len() >= 2, "the shards' slots are on more than one node: {nodes:?}");
+        prefixes.iter().map(|prefix| cluster.node_serving(&format!("{{{prefix}}}:meta"))).collect();
+    assert_eq!(nodes.len(), 3, "{prefixes:?} on nodes {nodes:?}");
     three_shards_crawl_the_web_once(&cluster.urls[0]).await;
-    for index in 0..SHARDS {
+    for prefix in &prefixes {
         // (An inbox read to its end is gone: Redis drops an empty list.)
         for key in ["meta", "pages", "shard"] {
-            let key = format!("{{web-{index}-of-3}}:{key}");
+            let key = format!("{{{prefix}}}:{key}");
             assert_eq!(cluster.node_holding(&key), cluster.node_serving(&key), "{key}");
         }
     }
@@ -212,8 +220,10 @@ async fn a_shard_that_stops_early_leaves_and_the_others_end() {
     assert_eq!(summaries[1].stopped, StopReason::Done);
     // What was sent to the shard that left waits in its inbox, for a resume.
     let mut connection = redis.connect().unwrap();
-    let waiting: u64 = redis::cmd("LLEN").arg("{web-2-of-3}:inbox").query(&mut connection).unwrap();
-    let left: u8 = redis::cmd("HGET").arg("{web-2-of-3}:shard").arg("left").query(&mut connection).unwrap();
+    let last = ShardPlan::new(2, SHARDS).unwrap().prefix("web");
+    let waiting: u64 = redis::cmd("LLEN").arg(format!("{{{last}}}:inbox")).query(&mut connection).unwrap();
+    let left: u8 =
+        redis::cmd("HGET").arg(format!("{{{last}}}:shard")).arg("left").query(&mut connection).unwrap();
     assert_eq!(left, 1);
     assert!(waiting > 0 || summaries[2].handed_in > 0, "shard 2 was sent URLs");
 

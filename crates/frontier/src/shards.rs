@@ -13,8 +13,18 @@
 //! `P-K-of-N` ([`ShardPlan::prefix`]), so a crawl restarted with another `N` starts afresh
 //! rather than reading a partition it does not own.
 //!
+//! # Spread over a cluster
+//! A Redis Cluster puts a key on the node that serves its slot, CRC16 of its hash tag mod
+//! 16,384, and CRC16 is linear: names that differ in a digit fall on nearby slots (`freshet-K-of-8`
+//! for every `K` lands on one node of three), so the shards would not spread. So the prefix of
+//! shard `K` of `N` is `P-K-of-N` if its slot is in the `K`-th of `N` equal slices of the slots,
+//! and otherwise `P-K-of-N.J` with the least `J ≥ 1` that puts it there (about `N` tries; for
+//! `N` above 16,384 slices can be empty, and the plain name is kept). A cluster whose masters
+//! serve equal ranges of slots, as `redis-cli --cluster create` makes them, then holds
+//! `N / masters` shards on each master when `N` is a multiple of their number.
+//!
 //! # The handover
-//! Each shard has an inbox, a Redis list `{P-K-of-N}:inbox`, beside its frontier (one hash
+//! Each shard has an inbox, a Redis list `{PREFIX}:inbox` under its prefix, beside its frontier (one hash
 //! tag: under Redis Cluster the inbox, the state below and the frontier sit on one node, the
 //! shards spread over the nodes by their tags' slots). A shard that finds a URL of another
 //! shard's host [`send`](ShardExchange::send)s it there (one `RPUSH` per receiving shard and
@@ -29,7 +39,7 @@
 //!
 //! # When a one-pass crawl is over
 //! A shard with nothing left to fetch is not done while another shard may still send it URLs.
-//! Each shard keeps a small state hash `{P-K-of-N}:shard` (`idle`, `left`, `version`, `pushed`),
+//! Each shard keeps a small state hash `{PREFIX}:shard` (`idle`, `left`, `version`, `pushed`),
 //! and the crawl is over when every shard has left or is idle with an empty inbox, at one
 //! instant. The shards' states live on different nodes and cannot be read at one instant, so
 //! [`crawl_is_over`](ShardExchange::crawl_is_over) reads them all twice, one wave after the
@@ -110,10 +120,22 @@ impl ShardPlan {
         self.shard_of(host_name) == self.index
     }
 
-    /// The frontier prefix of shard `index` of this crawl, whose base prefix is `base`.
+    /// The frontier prefix of shard `index` of this crawl, whose base prefix is `base`: its
+    /// hash tag's slot in the `index`-th of `count` equal slices (see the module docs).
     #[must_use]
     pub fn prefix_of(&self, base: &str, index: u32) -> String {
-        format!("{base}-{index}-of-{}", self.count)
+        let name = format!("{base}-{index}-of-{}", self.count);
+        let in_slice =
+            |tag: &str| u64::from(key_slot(tag)) * u64::from(self.count) / SLOTS == u64::from(index);
+        if u64::from(self.count) > SLOTS || in_slice(&name) {
+            return name;
+        }
+        // Each try lands in the slice with probability about 1/count: 64·count tries fail
+        // with probability e^-64.
+        (1..=64 * u64::from(self.count))
+            .map(|suffix| format!("{name}.{suffix}"))
+            .find(|tag| in_slice(tag))
+            .unwrap_or(name)
     }
 
     /// This shard's frontier prefix.
@@ -121,6 +143,16 @@ impl ShardPlan {
     pub fn prefix(&self, base: &str) -> String {
         self.prefix_of(base, self.index)
     }
+}
+
+/// Redis Cluster's number of slots.
+const SLOTS: u64 = 16_384;
+
+/// The Redis Cluster slot of hash tag `tag` (a key `{tag}:…`): CRC16/XMODEM mod 16,384, as the
+/// cluster specification defines it.
+fn key_slot(tag: &str) -> u16 {
+    const CRC16: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_XMODEM);
+    CRC16.checksum(tag.as_bytes()) % SLOTS as u16
 }
 
 /// A URL handed from one shard to another.
@@ -480,8 +512,32 @@ mod tests {
         }
         assert!(counts.iter().all(|&count| (900..1100).contains(&count)), "{counts:?}");
         assert!(ShardPlan::new(3, 4).unwrap().owns("example.com") == (owners[0] == 3));
-        assert_eq!(plan.prefix("crawl"), "crawl-0-of-4");
-        assert_eq!(plan.prefix_of("crawl", 3), "crawl-3-of-4");
+        // Shard 0's plain name falls in the last quarter of the slots (12,119): a suffix moves it.
+        assert_eq!(plan.prefix("crawl"), "crawl-0-of-4.2");
+        assert!(plan.prefix_of("crawl", 3).starts_with("crawl-3-of-4"));
+    }
+
+    #[test]
+    fn key_slots_are_redis_clusters() {
+        // The cluster specification's check value, and slots `CLUSTER KEYSLOT` gives.
+        assert_eq!(crc::Crc::<u16>::new(&crc::CRC_16_XMODEM).checksum(b"123456789"), 0x31c3);
+        assert_eq!(key_slot("freshet"), 1_991);
+        assert_eq!(key_slot("foo"), 12_182);
+        assert_eq!(key_slot("crawl-0-of-4.2"), 3_890);
+    }
+
+    #[test]
+    fn shards_prefixes_spread_over_the_slots() {
+        for count in [1, 2, 3, 4, 8, 12, 100] {
+            let plan = ShardPlan::new(0, count).unwrap();
+            for index in 0..count {
+                let prefix = plan.prefix_of("freshet", index);
+                assert!(prefix.starts_with(&format!("freshet-{index}-of-{count}")), "{prefix}");
+                let slice = u64::from(key_slot(&prefix)) * u64::from(count) / SLOTS;
+                assert_eq!(slice, u64::from(index), "{prefix}");
+            }
+        }
+        assert_eq!(ShardPlan::new(0, 1).unwrap().prefix("freshet"), "freshet-0-of-1");
     }
 
     #[test]

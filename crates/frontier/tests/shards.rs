@@ -44,12 +44,18 @@ fn urls_wait_in_the_receivers_inbox_until_it_takes_them() {
     let mut connection = server.connect().unwrap();
     let mut keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut connection).unwrap();
     keys.sort();
-    assert_eq!(
-        keys,
-        ["{crawl-1-of-3}:inbox", "{crawl-1-of-3}:shard", "{crawl-2-of-3}:inbox", "{crawl-2-of-3}:shard"]
-    );
+    let plan = ShardPlan::new(0, 3).unwrap();
+    let (one, two) = (plan.prefix_of("crawl", 1), plan.prefix_of("crawl", 2));
+    let mut expected = [
+        format!("{{{one}}}:inbox"),
+        format!("{{{one}}}:shard"),
+        format!("{{{two}}}:inbox"),
+        format!("{{{two}}}:shard"),
+    ];
+    expected.sort();
+    assert_eq!(keys, expected);
     let pushed: u64 =
-        redis::cmd("HGET").arg("{crawl-1-of-3}:shard").arg("pushed").query(&mut connection).unwrap();
+        redis::cmd("HGET").arg(format!("{{{one}}}:shard")).arg("pushed").query(&mut connection).unwrap();
     assert_eq!(pushed, 3);
 }
 
@@ -90,12 +96,10 @@ fn the_crawl_is_over_only_when_every_shard_is_done() {
 fn a_corrupt_inbox_entry_is_named() {
     let server = RedisServer::start();
     let mut shards = exchanges(&server, 2);
+    let inbox = format!("{{{}}}:inbox", ShardPlan::new(0, 2).unwrap().prefix("crawl"));
     let mut connection = server.connect().unwrap();
-    let () = redis::cmd("RPUSH")
-        .arg("{crawl-0-of-2}:inbox")
-        .arg("not-a-depth http://a.test/")
-        .query(&mut connection)
-        .unwrap();
+    let () =
+        redis::cmd("RPUSH").arg(&inbox).arg("not-a-depth http://a.test/").query(&mut connection).unwrap();
     let message = shards[0].peek(10).unwrap_err().to_string();
-    assert!(message.contains("{crawl-0-of-2}:inbox") && message.contains("DEPTH URL"), "{message}");
+    assert!(message.contains(&inbox) && message.contains("DEPTH URL"), "{message}");
 }
