@@ -47,6 +47,20 @@
 //! [`Opic::check`] verifies both (O(n)); [`Opic::restore`] keeps (I1) by moving a restored
 //! page's cash to or from `Ω`, and [`Opic::restore_virtual`] refuses a saved state that breaks it.
 //!
+//! # Across processes
+//!
+//! OPIC distributes as the paper means it to (cash is a message; it may arrive late): a crawl
+//! shared out among processes (freshet's shards, each with its own estimator over its own
+//! pages) hands on along a link to another process's page the same share `d·c/|L_i|`, with
+//! `|L_i|` counting those links too. [`Opic::fetched_with_external`] does steps (1)–(4) with
+//! `external` such links and returns the share each carries away; the owner's estimator
+//! credits it with [`Opic::receive`]. Each estimator counts the cash it imported less what it
+//! exported, `b`, so that (I1) reads `Σ_i C_i + C_Ω = n + b` and (7) still has mean 1 over its
+//! own pages; over all the processes, with nothing in transit, the `b`s sum to 0 and the
+//! scheme is the one above on the whole graph. Cash that cannot be delivered (a page the
+//! owner does not hold, a share the sender cannot address) goes to the virtual page, as a
+//! dangling page's does.
+//!
 //! # The estimates
 //!
 //! ```text
@@ -119,6 +133,9 @@ pub struct Opic {
     virtual_history: f64,
     /// `Σ_i H_i`, kept so that (7) is O(1).
     page_history: f64,
+    /// `b`: cash received from other processes' estimators less cash handed to them (see
+    /// "Across processes" in the module docs).
+    external_balance: f64,
     scratch: Vec<u32>,
 }
 
@@ -139,6 +156,7 @@ impl Opic {
             virtual_cash: 0.0,
             virtual_history: 0.0,
             page_history: 0.0,
+            external_balance: 0.0,
             scratch: Vec::new(),
         }
     }
@@ -184,6 +202,15 @@ impl Opic {
     /// distinct, O(k log k) otherwise; no allocation once the table and the scratch list have
     /// grown.
     pub fn fetched(&mut self, page: u32, out_links: &[u32]) {
+        self.fetched_with_external(page, out_links, 0);
+    }
+
+    /// [`Opic::fetched`] for a page that also links to `external` distinct pages held by
+    /// other processes' estimators (see "Across processes" in the module docs): each of those
+    /// links carries the same share `d·c/(|L_i| + external)` as a link here, which leaves this
+    /// estimator; returns that share (0 when `external` is 0), for the caller to hand to each
+    /// such page's owner ([`Opic::receive`] there).
+    pub fn fetched_with_external(&mut self, page: u32, out_links: &[u32], external: usize) -> f64 {
         let links = distinct_out_links(&mut self.scratch, page, out_links);
         let handed_out = self.handed_out_per_page;
         make_known(&mut self.accounts, handed_out, page);
@@ -196,18 +223,56 @@ impl Opic {
         account.history += cash;
         account.cash_minus_handed_out = -handed_out;
         self.page_history += cash;
-        if links.is_empty() {
+        let mut external_share = 0.0;
+        if links.is_empty() && external == 0 {
             // (3) a dangling page gives everything to the virtual page.
             self.virtual_cash += cash;
         } else {
-            // (2) hand on d·c in equal shares; (3) the rest to the virtual page.
-            let share = self.damping * cash / links.len() as f64;
+            // (2) hand on d·c in equal shares, some of them to other processes' pages; (3) the
+            // rest to the virtual page.
+            let share = self.damping * cash / (links.len() + external) as f64;
             for &to in links {
                 self.accounts[to as usize].cash_minus_handed_out += share;
             }
+            if external > 0 {
+                external_share = share;
+                self.external_balance -= share * external as f64;
+            }
             self.virtual_cash += (1.0 - self.damping) * cash;
         }
-        // (4) visit the virtual page: an equal share to every known page, in O(1).
+        self.visit_virtual();
+        external_share
+    }
+
+    /// Credits `cash` handed on by another process's estimator ([`Opic::fetched_with_external`]
+    /// there) to `page`, or, with `None` (a page this estimator does not hold), to every known
+    /// page through the virtual page. A page not yet known becomes known first.
+    ///
+    /// # Errors
+    /// [`RankError::InvalidState`] for cash that is negative or not finite; nothing changes.
+    pub fn receive(&mut self, page: Option<u32>, cash: f64) -> Result<()> {
+        check_state(page.unwrap_or(u32::MAX), PageCash { cash, history: 0.0 })?;
+        self.external_balance += cash;
+        match page {
+            Some(page) => {
+                make_known(&mut self.accounts, self.handed_out_per_page, page);
+                self.accounts[page as usize].cash_minus_handed_out += cash;
+            }
+            None if self.accounts.is_empty() => self.virtual_cash += cash,
+            None => {
+                self.virtual_cash += cash;
+                self.visit_virtual();
+            }
+        }
+        Ok(())
+    }
+
+    /// Step (4): the virtual page hands its cash out, an equal share to every known page, in
+    /// O(1).
+    fn visit_virtual(&mut self) {
+        if self.accounts.is_empty() {
+            return;
+        }
         self.handed_out_per_page += self.virtual_cash / self.accounts.len() as f64;
         self.virtual_history += self.virtual_cash;
         self.virtual_cash = 0.0;
@@ -227,18 +292,20 @@ impl Opic {
     #[must_use]
     pub fn scaled_importance(&self, page: u32) -> f64 {
         let Some(state) = self.state(page) else { return 0.0 };
-        // Σ_j (H_j + C_j) = Σ H + (n − C_Ω) by (I1): at least the cash of `page`.
+        // Σ_j (H_j + C_j) = Σ H + (n + b − C_Ω) by (I1): at least the cash of `page`.
         let known_total = self.page_history + (self.total_cash() - self.virtual_cash);
         if known_total <= 0.0 {
             return 1.0;
         }
-        self.total_cash() * (state.history + state.cash) / known_total
+        self.accounts.len() as f64 * (state.history + state.cash) / known_total
     }
 
-    /// `n`, the total cash (invariant I1): one unit per known page.
+    /// The total cash `n + b` (invariant I1): one unit per known page, plus the cash imported
+    /// from other processes' estimators less the cash exported to them (0 in a crawl of one
+    /// process).
     #[must_use]
     pub fn total_cash(&self) -> f64 {
-        self.accounts.len() as f64
+        self.accounts.len() as f64 + self.external_balance
     }
 
     /// `G`, the total history: all the cash that has passed through any page, the virtual one
@@ -482,6 +549,42 @@ mod tests {
         short.restore_virtual(PageCash { cash: 0.0, history: 1.0 }).unwrap();
         short.check().unwrap();
         assert_eq!(short.total_history(), 4.0);
+    }
+
+    #[test]
+    fn cash_handed_to_another_process_leaves_and_arrives_whole() {
+        let (mut here, mut there) = (Opic::new(), Opic::new());
+        here.add_page(0);
+        here.add_page(1);
+        there.add_page(0);
+        // Page 0 here links to page 1 here and to two pages there: four shares of d·1/3 each
+        // would be wrong, three are right (one here, two there).
+        let share = here.fetched_with_external(0, &[1], 2);
+        assert!((share - DEFAULT_DAMPING / 3.0).abs() < 1e-12, "{share}");
+        assert!((here.total_cash() - (2.0 - 2.0 * share)).abs() < 1e-12);
+        here.check().unwrap();
+        there.receive(Some(0), share).unwrap();
+        there.receive(Some(3), share).unwrap();
+        there.check().unwrap();
+        assert_eq!(there.page_count(), 4, "a page first named by another process becomes known");
+        assert!((here.total_cash() + there.total_cash() - 6.0).abs() < 1e-12, "nothing in transit: n in all");
+        // Cash for no page of ours goes to every page through the virtual page.
+        let before: Vec<f64> = (0..4).map(|page| there.state(page).unwrap().cash).collect();
+        there.receive(None, 0.4).unwrap();
+        for (page, cash) in before.iter().enumerate() {
+            assert!((there.state(page as u32).unwrap().cash - cash - 0.1).abs() < 1e-12);
+        }
+        there.check().unwrap();
+        // Weights keep mean 1 over a process's own pages, whatever it imported.
+        let mean = (0..4).map(|page| there.scaled_importance(page)).sum::<f64>() / 4.0;
+        assert!((mean - 1.0).abs() < 1e-12, "{mean}");
+        for bad in [-0.1, f64::NAN, f64::INFINITY] {
+            assert!(there.receive(Some(0), bad).is_err(), "{bad}");
+        }
+        there.check().unwrap();
+        // No link here and none there: dangling, nothing leaves.
+        assert_eq!(here.fetched_with_external(1, &[], 0), 0.0);
+        here.check().unwrap();
     }
 
     #[test]
