@@ -347,8 +347,8 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
     }
     if summary.handed_over + summary.handed_in > 0 {
         println!(
-            "{} URLs handed to other shards, {} handed in by them",
-            summary.handed_over, summary.handed_in
+            "{} URLs handed to other shards, {} handed in by them; {} shares of importance (OPIC cash) sent along links to their pages, {} received",
+            summary.handed_over, summary.handed_in, summary.cash_handed_over, summary.cash_handed_in
         );
     }
     if summary.sitemap_rereads > 0 {

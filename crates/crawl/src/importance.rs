@@ -86,14 +86,53 @@ impl Weights {
         }
     }
 
-    /// `page` was fetched with content and links to `out_links` (kept links only).
-    pub(crate) fn fetched(&mut self, page: u32, out_links: &[u32]) {
+    /// `page` was fetched with content and links to `out_links` (kept links only) and, in a
+    /// sharded crawl, to `external` distinct pages of other shards. Returns the OPIC cash each
+    /// of those carries away (0 for the other estimators: in-degree counts only the links
+    /// within a shard), for the caller to hand to their shards.
+    pub(crate) fn fetched(&mut self, page: u32, out_links: &[u32], external: usize) -> f64 {
         match self {
-            Self::Opic(opic) => opic.fetched(page, out_links),
+            Self::Opic(opic) => opic.fetched_with_external(page, out_links, external),
             Self::InDegree(degree) => {
                 degree.fetched(page, out_links);
+                0.0
             }
-            Self::Given(_) => {}
+            Self::Given(_) => 0.0,
+        }
+    }
+
+    /// In a crawl of `shards` shards: hands out here only this shard's share of OPIC's virtual
+    /// page (`1/shards`: shards hold about as many pages each, hosts being shared out by a
+    /// hash), keeping the rest for the others ([`Weights::take_teleport_export`]).
+    pub(crate) fn set_shards(&mut self, shards: u32) {
+        if let Self::Opic(opic) = self
+            && shards > 1
+        {
+            let _ = opic.set_local_teleport(1.0 / f64::from(shards));
+        }
+    }
+
+    /// The OPIC virtual page's cash kept for other shards' pages since the last call.
+    pub(crate) fn take_teleport_export(&mut self) -> f64 {
+        match self {
+            Self::Opic(opic) => opic.take_teleport_export(),
+            _ => 0.0,
+        }
+    }
+
+    /// Spreads OPIC cash another shard's virtual page kept for this shard's pages over them.
+    pub(crate) fn receive_teleport(&mut self, cash: f64) {
+        if let Self::Opic(opic) = self {
+            let _ = opic.receive_teleport(cash);
+        }
+    }
+
+    /// OPIC cash another shard's estimator handed on along a link to `page` (`None`: a page
+    /// this shard does not hold, or cash it cannot address: then to every page evenly).
+    /// Ignored by the other estimators, and when not a finite amount ≥ 0.
+    pub(crate) fn receive(&mut self, page: Option<u32>, cash: f64) {
+        if let Self::Opic(opic) = self {
+            let _ = opic.receive(page, cash);
         }
     }
 
@@ -129,9 +168,9 @@ mod tests {
         }
         // 0 → 2, 1 → 2, 2 → 0: page 2 gathers the most cash, page 1 the least.
         for _ in 0..200 {
-            weights.fetched(0, &[2]);
-            weights.fetched(1, &[2]);
-            weights.fetched(2, &[0]);
+            weights.fetched(0, &[2], 0);
+            weights.fetched(1, &[2], 0);
+            weights.fetched(2, &[0], 0);
         }
         let [w0, w1, w2] = [0, 1, 2].map(|page| weights.weight(page, ""));
         assert!(w2 > w0 && w0 > w1 && w1 > 0.0, "{w0} {w1} {w2}");
@@ -156,7 +195,7 @@ mod tests {
         let mut degree = Weights::new(&Importance::InDegree);
         degree.add(0);
         degree.add(1);
-        degree.fetched(0, &[1]);
+        degree.fetched(0, &[1], 0);
         // In-degree plus one, mean 1: 2/3 and 4/3.
         assert!((degree.weight(0, "") - 2.0 / 3.0).abs() < 1e-12);
         assert!((degree.weight(1, "") - 4.0 / 3.0).abs() < 1e-12);

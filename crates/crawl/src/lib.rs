@@ -271,10 +271,15 @@
 //!   read alike. A shard that is killed is neither, so the others wait for its resume.
 //!
 //! Each shard's limits are its own (`max_pages`, `rate`, quotas, and the per-IP limit, so a
-//! server whose hosts fall to several shards may get that many requests at once from each), and importance
-//! (`in-degree`, `opic`) learns only from links within the shard. Tested: three shards on one
-//! Redis fetch every allowed page of a test web once (`tests/shards.rs`), and a shard killed
-//! three times and resumed loses no handed-over URL (`crates/cli/tests/crawl.rs`).
+//! server whose hosts fall to several shards may get that many requests at once from each).
+//! OPIC importance crosses shards: a page's links to other shards' pages hand their shares of
+//! its cash over (after the commit of its fetch), and each shard's virtual page keeps `1/N`
+//! of its cash and sends the rest to the others, so that the estimate is the whole crawl's
+//! (`freshet_rank::opic`, "Across processes"); in-degree counts only links within a shard.
+//! Tested: three shards on one Redis and on a Redis Cluster fetch every allowed page of a test
+//! web once, and a page of one shard linked only from another's weighs more than an unlinked
+//! one (`tests/shards.rs`); a shard killed three times and resumed loses no handed-over URL
+//! (`crates/cli/tests/crawl.rs`).
 //!
 //! # Blocking calls
 //! The store commit (an `fsync`) and the WARC sync run on the control task, once per group of

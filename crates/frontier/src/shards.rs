@@ -155,19 +155,43 @@ fn key_slot(tag: &str) -> u16 {
     CRC16.checksum(tag.as_bytes()) % SLOTS as u16
 }
 
-/// A URL handed from one shard to another.
+/// What one shard hands another: a URL, or the importance cash that flowed along a link to it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Handover {
-    /// The canonical URL.
-    pub url: String,
-    /// Links from a seed (0: a seed the sender was given).
-    pub depth: u32,
+pub enum Handover {
+    /// A URL found by the sender (a link, a redirect target, a seed it was given).
+    Link {
+        /// The canonical URL.
+        url: String,
+        /// Links from a seed (0: a seed the sender was given).
+        depth: u32,
+    },
+    /// OPIC cash the sender's estimator handed on along a link to `url` (see
+    /// `freshet_rank::opic`, "Across processes"): sent after the commit of the page whose
+    /// fetch moved it, so after the `Link` that named `url`. A crash may lose cash in transit,
+    /// as a restart loses the cash held by pages (the estimate loses at most one pass's flow).
+    Cash {
+        /// The canonical URL of the page the cash is for.
+        url: String,
+        /// The amount (finite, ≥ 0).
+        cash: f64,
+    },
+    /// OPIC cash the sender's virtual page kept for the receiver's pages (the whole crawl's
+    /// teleport: `freshet_rank::opic`, "Across processes"), to spread over them all.
+    Teleport {
+        /// The amount (finite, ≥ 0).
+        cash: f64,
+    },
 }
 
 impl Handover {
-    /// `depth`, a space, the URL (a canonical URL has no spaces): readable with `redis-cli`.
+    /// `DEPTH URL` for a link, `cCASH URL` for cash, `tCASH` for teleport (a canonical URL
+    /// has no spaces; `f64`'s shortest form reads back exactly): readable with `redis-cli`.
     fn encode(&self) -> String {
-        format!("{} {}", self.depth, self.url)
+        match self {
+            Self::Link { url, depth } => format!("{depth} {url}"),
+            Self::Cash { url, cash } => format!("c{cash} {url}"),
+            Self::Teleport { cash } => format!("t{cash}"),
+        }
     }
 
     fn decode(entry: &[u8], inbox: &str) -> Result<Self> {
@@ -175,14 +199,33 @@ impl Handover {
             engine: "redis",
             action: "read a shard's inbox",
             source: format!(
-                "{inbox}: an entry that is not `DEPTH URL`: {:?}",
+                "{inbox}: an entry that is not `DEPTH URL`, `cCASH URL` or `tCASH`: {:?}",
                 String::from_utf8_lossy(entry)
             )
             .into(),
         };
         let text = std::str::from_utf8(entry).map_err(|_| corrupt())?;
-        let (depth, url) = text.split_once(' ').ok_or_else(corrupt)?;
-        Ok(Self { depth: depth.parse().map_err(|_| corrupt())?, url: url.to_owned() })
+        let amount = |text: &str| match text.parse::<f64>() {
+            Ok(cash) if cash.is_finite() && cash >= 0.0 => Ok(cash),
+            _ => Err(corrupt()),
+        };
+        if let Some(cash) = text.strip_prefix('t')
+            && !text.contains(' ')
+        {
+            return Ok(Self::Teleport { cash: amount(cash)? });
+        }
+        let (head, url) = text.split_once(' ').ok_or_else(corrupt)?;
+        let url = url.to_owned();
+        match head.strip_prefix('c') {
+            Some(cash) => Ok(Self::Cash { url, cash: amount(cash)? }),
+            None => Ok(Self::Link { depth: head.parse().map_err(|_| corrupt())?, url }),
+        }
+    }
+
+    /// Whether it is a [`Handover::Link`].
+    #[must_use]
+    pub fn is_link(&self) -> bool {
+        matches!(self, Self::Link { .. })
     }
 }
 
@@ -542,8 +585,27 @@ mod tests {
 
     #[test]
     fn handovers_round_trip_and_bad_entries_are_named() {
-        let handover = Handover { url: "http://a.test/x?y=1".into(), depth: 3 };
+        let handover = Handover::Link { url: "http://a.test/x?y=1".into(), depth: 3 };
         assert_eq!(Handover::decode(handover.encode().as_bytes(), "inbox").unwrap(), handover);
+        for cash in [0.0, 0.1 + 0.2, 1e-300, 12_345.678_9] {
+            let handover = Handover::Cash { url: "http://a.test/".into(), cash };
+            assert_eq!(Handover::decode(handover.encode().as_bytes(), "inbox").unwrap(), handover);
+        }
+        for cash in [0.0, 0.75] {
+            let handover = Handover::Teleport { cash };
+            assert_eq!(Handover::decode(handover.encode().as_bytes(), "inbox").unwrap(), handover);
+        }
+        for bad in [
+            &b"c-1 http://a.test/"[..],
+            b"cNaN http://a.test/",
+            b"cinf http://a.test/",
+            b"c http://a.test/",
+            b"t-1",
+            b"tNaN",
+            b"t",
+        ] {
+            assert!(Handover::decode(bad, "inbox").is_err(), "{}", String::from_utf8_lossy(bad));
+        }
         let error = Handover::decode(b"x http://a.test/", "{c-0-of-2}:inbox").unwrap_err().to_string();
         assert!(error.contains("{c-0-of-2}:inbox") && error.contains("DEPTH URL"), "{error}");
         assert!(Handover::decode(b"nospace", "inbox").is_err());

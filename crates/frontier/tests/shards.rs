@@ -7,7 +7,7 @@ use freshet_frontier::conformance::RedisServer;
 use freshet_frontier::{Handover, ShardExchange, ShardPlan};
 
 fn handover(url: &str, depth: u32) -> Handover {
-    Handover { url: url.into(), depth }
+    Handover::Link { url: url.into(), depth }
 }
 
 fn exchanges(server: &RedisServer, count: u32) -> Vec<ShardExchange> {

@@ -61,6 +61,14 @@
 //! owner does not hold, a share the sender cannot address) goes to the virtual page, as a
 //! dangling page's does.
 //!
+//! The virtual page must be the whole crawl's too: step (4) gives every page of every process
+//! its share, or a process whose pages link nowhere else (a sink) would keep its teleport and
+//! its dangling pages' cash while the others drain into it. So a process hands out here only
+//! the fraction `n/N` of its virtual page's cash ([`Opic::set_local_teleport`], `N` the crawl's
+//! pages in all), keeps the rest for the others ([`Opic::take_teleport_export`], to be split
+//! in proportion to their pages), and spreads what they send over its own pages
+//! ([`Opic::receive_teleport`]).
+//!
 //! # The estimates
 //!
 //! ```text
@@ -136,6 +144,10 @@ pub struct Opic {
     /// `b`: cash received from other processes' estimators less cash handed to them (see
     /// "Across processes" in the module docs).
     external_balance: f64,
+    /// The fraction of the virtual page's cash handed out here (1 in a crawl of one process).
+    local_teleport: f64,
+    /// The virtual page's cash kept for other processes' pages, not yet taken.
+    teleport_export: f64,
     scratch: Vec<u32>,
 }
 
@@ -157,6 +169,8 @@ impl Opic {
             virtual_history: 0.0,
             page_history: 0.0,
             external_balance: 0.0,
+            local_teleport: 1.0,
+            teleport_export: 0.0,
             scratch: Vec::new(),
         }
     }
@@ -267,15 +281,62 @@ impl Opic {
         Ok(())
     }
 
-    /// Step (4): the virtual page hands its cash out, an equal share to every known page, in
-    /// O(1).
+    /// Step (4): the virtual page hands its cash out, an equal share to every known page (in
+    /// O(1)), of the fraction that is this process's (see "Across processes").
     fn visit_virtual(&mut self) {
         if self.accounts.is_empty() {
             return;
         }
-        self.handed_out_per_page += self.virtual_cash / self.accounts.len() as f64;
+        let local = self.virtual_cash * self.local_teleport;
+        let export = self.virtual_cash - local;
+        self.handed_out_per_page += local / self.accounts.len() as f64;
+        self.teleport_export += export;
+        self.external_balance -= export;
         self.virtual_history += self.virtual_cash;
         self.virtual_cash = 0.0;
+    }
+
+    /// Sets the fraction of the virtual page's cash handed out to this estimator's pages, the
+    /// rest being kept for other processes' ([`Opic::take_teleport_export`]): `n/N`, this
+    /// process's share of the crawl's pages (see "Across processes"); 1, the default, for a
+    /// crawl of one process.
+    ///
+    /// # Errors
+    /// [`RankError::InvalidState`] unless `0 < fraction ≤ 1`; nothing changes.
+    pub fn set_local_teleport(&mut self, fraction: f64) -> Result<()> {
+        if !(fraction > 0.0 && fraction <= 1.0) {
+            return Err(RankError::InvalidState {
+                page: u32::MAX,
+                field: "local teleport fraction",
+                value: fraction,
+            });
+        }
+        self.local_teleport = fraction;
+        Ok(())
+    }
+
+    /// The virtual page's cash kept for other processes' pages since the last call, to be
+    /// handed to them in proportion to their pages (each credits it with
+    /// [`Opic::receive_teleport`]).
+    pub fn take_teleport_export(&mut self) -> f64 {
+        std::mem::take(&mut self.teleport_export)
+    }
+
+    /// Spreads `cash` that another process's virtual page kept for this one's pages over
+    /// them, an equal share each (with no page known yet, it waits with the virtual page).
+    ///
+    /// # Errors
+    /// [`RankError::InvalidState`] for cash that is negative or not finite; nothing changes.
+    pub fn receive_teleport(&mut self, cash: f64) -> Result<()> {
+        check_state(u32::MAX, PageCash { cash, history: 0.0 })?;
+        self.external_balance += cash;
+        if self.accounts.is_empty() {
+            self.virtual_cash += cash;
+        } else {
+            self.handed_out_per_page += cash / self.accounts.len() as f64;
+            self.virtual_history += cash;
+        }
+        Ok(())
     }
 
     /// `X_i = (H_i + C_i) / (G + n)`, eq. (5): seed 002's estimator 3, whose total cash 1 is
@@ -585,6 +646,47 @@ mod tests {
         // No link here and none there: dangling, nothing leaves.
         assert_eq!(here.fetched_with_external(1, &[], 0), 0.0);
         here.check().unwrap();
+    }
+
+    #[test]
+    fn a_process_that_links_nowhere_else_does_not_drain_the_others() {
+        // Process A's five pages each link to B's page 0 (x) only; B's x and y link nowhere.
+        let run = |global: bool| {
+            let (mut a, mut b) = (Opic::new(), Opic::new());
+            (0..5).for_each(|page| a.add_page(page));
+            (0..2).for_each(|page| b.add_page(page));
+            if global {
+                a.set_local_teleport(5.0 / 7.0).unwrap();
+                b.set_local_teleport(2.0 / 7.0).unwrap();
+            }
+            for _ in 0..100 {
+                for page in 0..5 {
+                    let share = a.fetched_with_external(page, &[], 1);
+                    b.receive(Some(0), share).unwrap();
+                }
+                b.fetched(0, &[]);
+                b.fetched(1, &[]);
+                let (from_a, from_b) = (a.take_teleport_export(), b.take_teleport_export());
+                b.receive_teleport(from_a).unwrap();
+                a.receive_teleport(from_b).unwrap();
+            }
+            a.check().unwrap();
+            b.check().unwrap();
+            assert!((a.total_cash() + b.total_cash() - 7.0).abs() < 1e-9);
+            (a.total_cash(), b.scaled_importance(0) / b.scaled_importance(1))
+        };
+        // PageRank of the whole graph (d = 0.85, uniform teleport and dangling mass): every A
+        // page r_a = 0.15/7 + 0.85·D/7, x = r_a + 0.85·5·r_a, y = r_a, so x/y = 5.25.
+        let (cash_a, ratio) = run(true);
+        assert!(cash_a > 2.5, "A keeps its share of the cash: {cash_a}");
+        assert!((ratio - 5.25).abs() < 0.1, "x/y {ratio}");
+        // With the teleport kept home, B is a sink: A drains into it and x, y come out alike.
+        let (cash_a, ratio) = run(false);
+        assert!(cash_a < 0.01, "{cash_a}");
+        assert!(ratio < 2.0, "x/y {ratio}");
+        let mut opic = Opic::new();
+        assert!(opic.set_local_teleport(0.0).is_err() && opic.set_local_teleport(1.5).is_err());
+        assert!(opic.receive_teleport(f64::NAN).is_err());
     }
 
     #[test]

@@ -205,9 +205,11 @@ fn pagerank_of_the_full_graph_is_the_true_importance() {
 
 /// OPIC in a crawl shared out among three processes by host, each with its own estimator over
 /// its own pages: with the shares of links to other processes' pages handed over
-/// (`fetched_with_external`, `receive`, delivered at the end of each pass: cash arrives late),
-/// each process ranks its pages as the estimator of the whole crawl does; with those links
-/// left out (closed shards), cash that should cross stays home and the ranking is worse.
+/// (`fetched_with_external`, `receive`) and the virtual page's cash shared by page counts
+/// (`set_local_teleport`, `take_teleport_export`, `receive_teleport`), all delivered at the
+/// end of each pass (cash arrives late), each process ranks its pages as the estimator of the
+/// whole crawl does and keeps its cash; with those links left out and the teleport kept home
+/// (closed shards), cash that should cross stays home and the ranking is worse.
 #[test]
 fn opic_across_processes_ranks_each_process_s_pages_as_one_estimator_does() {
     const PROCESSES: usize = 3;
@@ -231,6 +233,12 @@ fn opic_across_processes_ranks_each_process_s_pages_as_one_estimator_does() {
         let mut estimators: Vec<Opic> = (0..PROCESSES).map(|_| Opic::new()).collect();
         for (id, &process) in owner.iter().enumerate() {
             estimators[process].add_page(local_id[id]);
+        }
+        let total = crawl.order.len() as f64;
+        if exchange {
+            for (process, estimator) in estimators.iter_mut().enumerate() {
+                estimator.set_local_teleport(f64::from(counts[process]) / total).unwrap();
+            }
         }
         let mut in_transit: Vec<(usize, u32, f64)> = Vec::new();
         for _pass in 1..=5 {
@@ -257,13 +265,28 @@ fn opic_across_processes_ranks_each_process_s_pages_as_one_estimator_does() {
             for (process, page, cash) in in_transit.drain(..) {
                 estimators[process].receive(Some(page), cash).unwrap();
             }
+            for from in 0..PROCESSES {
+                let export = estimators[from].take_teleport_export();
+                let others = total - f64::from(counts[from]);
+                for to in (0..PROCESSES).filter(|&to| to != from) {
+                    estimators[to].receive_teleport(export * f64::from(counts[to]) / others).unwrap();
+                }
+            }
         }
         for estimator in &estimators {
             estimator.check().unwrap();
         }
         // Nothing in transit: the cash the processes exchanged sums to zero.
-        let total: f64 = estimators.iter().map(Opic::total_cash).sum();
-        assert!((total - crawl.order.len() as f64).abs() < 1e-6 * total, "{total}");
+        let cash: f64 = estimators.iter().map(Opic::total_cash).sum();
+        assert!((cash - total).abs() < 1e-6 * total, "{cash}");
+        if exchange {
+            // No process drains into another: each holds about the cash its pages brought.
+            for (process, estimator) in estimators.iter().enumerate() {
+                let ratio = estimator.total_cash() / f64::from(counts[process]);
+                println!("process {process}: cash {ratio:.3} of its pages' count");
+                assert!((0.5..2.0).contains(&ratio), "process {process}: {ratio}");
+            }
+        }
         estimators
     };
     let (shared, closed) = (run(true), run(false));

@@ -189,7 +189,7 @@ impl Crawler {
             }
             Outcome::NotModified => {
                 let links = self.cached_links(job.page);
-                self.follow_links(job.page, links);
+                self.follow_links(job.page, links, true);
             }
             Outcome::Redirect { location, .. } => {
                 // The target is a link like any other: it goes through scope, the seen set,

@@ -111,6 +111,12 @@ pub struct CrawlSummary {
     /// URLs other shards handed to this one, read from its inbox (repeats included: the store
     /// admits each URL once, and `discovered` counts it then).
     pub handed_in: u64,
+    /// OPIC cash handovers sent to other shards: a share per link to another shard's page
+    /// from a page fetched with content, and the virtual page's cash kept for the other
+    /// shards' pages (see `crawler::shards`).
+    pub cash_handed_over: u64,
+    /// OPIC cash handovers read from this shard's inbox.
+    pub cash_handed_in: u64,
     /// Pages whose first fetch's main text nearly repeats (SimHash within 3 of 64 bits) a
     /// page fetched before under another URL (see [`crate::dedup`]); the log line names it.
     pub near_duplicates: u64,
@@ -332,6 +338,7 @@ impl Crawler {
         let shards = match (&config.store, config.shard) {
             (StoreEngine::Redis(options), Some(plan)) => Some(shards::Shards::new(
                 freshet_frontier::ShardExchange::new(&options.url, &options.prefix, plan),
+                matches!(config.importance, crate::Importance::Opic),
             )),
             _ => None,
         };
@@ -385,7 +392,11 @@ impl Crawler {
             back_offs: HashMap::new(),
             redirect_trails: HashMap::new(),
             host_rates: Vec::new(),
-            weights: Weights::new(&config.importance),
+            weights: {
+                let mut weights = Weights::new(&config.importance);
+                weights.set_shards(config.shard.map_or(1, |plan| plan.count()));
+                weights
+            },
             focus: config
                 .focus
                 .as_ref()
@@ -436,6 +447,8 @@ impl Crawler {
                 canonical_aliases: 0,
                 handed_over: 0,
                 handed_in: 0,
+                cash_handed_over: 0,
+                cash_handed_in: 0,
             },
             config,
         };
@@ -944,7 +957,7 @@ impl Crawler {
             self.summary.too_long += 1;
             return Ok(());
         }
-        if self.hand_over(&url, depth) {
+        if self.hand_over(&url, depth, from) {
             return Ok(());
         }
         if !is_seed
@@ -1165,7 +1178,7 @@ impl Crawler {
                 self.focus_learn(page, &kept)?;
             }
             let links: Vec<u32> = kept.into_iter().map(|(link, _)| link).collect();
-            self.follow_links(page, links.into_boxed_slice());
+            self.follow_links(page, links.into_boxed_slice(), false);
         }
         let released = match &mut self.focus {
             Some(gate) => gate.offer_batch(&offers),
@@ -1289,8 +1302,11 @@ impl Crawler {
 
     /// `page` was fetched with content and links to `links`: the importance estimator learns
     /// it, and the links are kept for the page's next 304.
-    pub(crate) fn follow_links(&mut self, page: PageId, links: Box<[u32]>) {
-        self.weights.fetched(page.0, &links);
+    pub(crate) fn follow_links(&mut self, page: PageId, links: Box<[u32]>, cached: bool) {
+        // In a sharded crawl, the page's links to other shards' pages take their shares too.
+        let foreign = self.take_foreign_links(page, cached);
+        let share = self.weights.fetched(page.0, &links, foreign.count());
+        self.pay_foreign_links(foreign, share);
         let index = page.0 as usize;
         if self.link_cache.len() <= index {
             self.link_cache.resize_with(index + 1, Box::default);

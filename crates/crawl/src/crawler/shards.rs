@@ -9,15 +9,23 @@
 //!   found it.
 //! - The crawl loop reads this shard's inbox every [`INBOX_POLL`] seconds, discovers what it
 //!   holds as links, commits, and only then takes it out.
+//! - OPIC's cash crosses too (`freshet_rank::opic`, "Across processes"): a fetched page's
+//!   links to other shards' pages take their shares of its cash, sent as cash handovers after
+//!   the commit of that page, and credited by the receiver to the page of that URL. A 304
+//!   reuses the page's links within the shard but not its links' URLs elsewhere (not kept):
+//!   their shares stay in the shard, spread evenly (through the virtual page). The virtual
+//!   page is the whole crawl's: each shard hands out `1/N` of its cash at home and sends the
+//!   rest to the others in equal parts (shards hold about as many pages each).
 //! - A one-pass shard with nothing left says it is idle and ends when the whole crawl is over.
 //!   A shard that ends, for that or any other reason, says it left: what is sent to it later
 //!   (by a shard resumed after it) waits in its inbox for its own resume.
 //!
 //! [`CrawlConfig::shard`]: crate::CrawlConfig::shard
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use freshet_frontier::{Handover, ShardExchange};
+use freshet_frontier::{FrontierStore, Handover, ShardExchange};
+use freshet_schedule::online::PageId;
 use freshet_url::Url;
 
 use crate::log::LogLine;
@@ -49,10 +57,38 @@ pub(crate) struct Shards {
     next_poll: f64,
     /// Whether this shard has nothing left of its own and waits for the crawl to be over.
     waiting: bool,
+    /// Each page fetched since the last commit: its distinct links to other shards' pages
+    /// (their shard and URL), for its OPIC shares.
+    foreign_links: HashMap<u32, Vec<(u32, String)>>,
+    /// Each page's count of such links at its last fetch with content, for a 304's shares.
+    foreign_counts: HashMap<u32, usize>,
+    /// Whether the crawl's importance is OPIC (the only estimator whose cash crosses).
+    opic: bool,
+}
+
+/// A fetched page's links to other shards' pages, for its OPIC shares.
+pub(crate) enum ForeignLinks {
+    /// None, or the crawl is not sharded.
+    None,
+    /// Found by this fetch: each page's shard and URL.
+    Found(Vec<(u32, String)>),
+    /// A 304's: as many as its last fetch with content found (their URLs are not kept).
+    Counted(usize),
+}
+
+impl ForeignLinks {
+    /// How many.
+    pub(crate) fn count(&self) -> usize {
+        match self {
+            Self::None => 0,
+            Self::Found(links) => links.len(),
+            Self::Counted(count) => *count,
+        }
+    }
 }
 
 impl Shards {
-    pub(crate) fn new(exchange: ShardExchange) -> Self {
+    pub(crate) fn new(exchange: ShardExchange, opic: bool) -> Self {
         let count = exchange.plan().count() as usize;
         Self {
             exchange,
@@ -61,13 +97,17 @@ impl Shards {
             recently_sent: HashSet::new(),
             next_poll: 0.0,
             waiting: false,
+            foreign_links: HashMap::new(),
+            foreign_counts: HashMap::new(),
+            opic,
         }
     }
 }
 
 impl Crawler {
-    /// Queues `url` for its shard if another shard owns its host, and says whether it did.
-    pub(crate) fn hand_over(&mut self, url: &Url, depth: u32) -> bool {
+    /// Queues `url` for its shard if another shard owns its host, and says whether it did; a
+    /// link found on page `from` is remembered for that page's OPIC shares.
+    pub(crate) fn hand_over(&mut self, url: &Url, depth: u32, from: Option<PageId>) -> bool {
         let Some(shards) = &mut self.shards else { return false };
         let plan = shards.exchange.plan();
         let owner = plan.shard_of(url.host_str().unwrap_or_default());
@@ -78,21 +118,82 @@ impl Crawler {
             shards.recently_sent.clear();
         }
         if shards.recently_sent.insert(freshet_frontier::url_fingerprint(url.as_str())) {
-            shards.outgoing[owner as usize].push(Handover { url: url.as_str().to_owned(), depth });
+            shards.outgoing[owner as usize].push(Handover::Link { url: url.as_str().to_owned(), depth });
             shards.outgoing_len += 1;
         }
+        if shards.opic
+            && let Some(page) = from
+        {
+            let links = shards.foreign_links.entry(page.0).or_default();
+            if !links.iter().any(|(_, known)| known == url.as_str()) {
+                links.push((owner, url.as_str().to_owned()));
+            }
+        }
         true
+    }
+
+    /// `page`'s links to other shards' pages: those its fetch just found, or, for a 304
+    /// (`cached`), as many as its last fetch with content found.
+    pub(crate) fn take_foreign_links(&mut self, page: PageId, cached: bool) -> ForeignLinks {
+        let Some(shards) = &mut self.shards else { return ForeignLinks::None };
+        if cached {
+            return shards
+                .foreign_counts
+                .get(&page.0)
+                .map_or(ForeignLinks::None, |&count| ForeignLinks::Counted(count));
+        }
+        match shards.foreign_links.remove(&page.0) {
+            Some(links) => {
+                shards.foreign_counts.insert(page.0, links.len());
+                ForeignLinks::Found(links)
+            }
+            None => {
+                shards.foreign_counts.remove(&page.0);
+                ForeignLinks::None
+            }
+        }
+    }
+
+    /// Hands `share` of OPIC cash along each of `links` to its shard (sent at the next
+    /// settle); a 304's shares, whose URLs are not kept, stay in this shard, spread evenly.
+    pub(crate) fn pay_foreign_links(&mut self, links: ForeignLinks, share: f64) {
+        if share <= 0.0 {
+            return;
+        }
+        match links {
+            ForeignLinks::None => {}
+            ForeignLinks::Counted(count) => self.weights.receive(None, share * count as f64),
+            ForeignLinks::Found(links) => {
+                let Some(shards) = &mut self.shards else { return };
+                for (owner, url) in links {
+                    shards.outgoing[owner as usize].push(Handover::Cash { url, cash: share });
+                    shards.outgoing_len += 1;
+                }
+            }
+        }
     }
 
     /// Sends what was handed over since the last call (before the commit of what found it).
     pub(crate) fn send_handovers(&mut self) -> Result<()> {
         let Some(shards) = &mut self.shards else { return Ok(()) };
+        // OPIC's virtual page kept a share for the other shards' pages: equal parts.
+        let teleport = self.weights.take_teleport_export();
+        if teleport > 0.0 {
+            let plan = shards.exchange.plan();
+            let share = teleport / f64::from(plan.count() - 1);
+            for shard in (0..plan.count()).filter(|&shard| shard != plan.index()) {
+                shards.outgoing[shard as usize].push(Handover::Teleport { cash: share });
+                shards.outgoing_len += 1;
+            }
+        }
         if shards.outgoing_len == 0 {
             return Ok(());
         }
+        let links: usize = shards.outgoing.iter().flatten().filter(|entry| entry.is_link()).count();
         let sent = shards.exchange.send(&mut shards.outgoing)?;
         shards.outgoing_len = 0;
-        self.summary.handed_over += sent;
+        self.summary.handed_over += links as u64;
+        self.summary.cash_handed_over += sent - links as u64;
         Ok(())
     }
 
@@ -108,30 +209,47 @@ impl Crawler {
         if entries.is_empty() {
             return Ok(false);
         }
+        // Links first, committed, so that the cash that follows finds their pages.
+        let mut links = 0;
         for entry in &entries {
+            let Handover::Link { url, depth } = entry else { continue };
+            links += 1;
             // Another shard canonicalised it; canonicalising again changes nothing, and a URL
             // that does not parse (a foreign writer, another version) is logged, not followed.
-            let url = match freshet_url::canonicalize(&entry.url) {
-                Ok(url) => url,
+            let url = match freshet_url::canonicalize(url) {
+                Ok(canonical) => canonical,
                 Err(error) => {
                     let detail = format!("handed over by another shard, not a URL here: {error}");
-                    self.log.write(&LogLine::skipped(&entry.url, "bad-handover", Some(detail)))?;
+                    self.log.write(&LogLine::skipped(url, "bad-handover", Some(detail)))?;
                     continue;
                 }
             };
-            if entry.depth == 0 {
+            if *depth == 0 {
                 // A seed given to another shard: its scope comes with it.
                 self.seeds.add(&url);
                 self.seed_origins.insert(freshet_url::origin_key(&url));
             }
-            self.discover(url, entry.depth, None)?;
+            self.discover(url, *depth, None)?;
         }
         self.settle()?;
+        for entry in &entries {
+            match entry {
+                Handover::Link { .. } => {}
+                Handover::Cash { url, cash } => {
+                    // A page this shard refused (out of scope, over a limit) is not held: its
+                    // cash goes to every page.
+                    let page = self.store.lookup(url)?;
+                    self.weights.receive(page.map(|page| page.0), *cash);
+                }
+                Handover::Teleport { cash } => self.weights.receive_teleport(*cash),
+            }
+        }
         if let Some(shards) = &mut self.shards {
             shards.exchange.take(entries.len())?;
             shards.waiting = false;
         }
-        self.summary.handed_in += entries.len() as u64;
+        self.summary.handed_in += links;
+        self.summary.cash_handed_in += entries.len() as u64 - links;
         Ok(true)
     }
 
