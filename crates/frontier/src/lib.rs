@@ -103,7 +103,7 @@ pub use error::{Result, StoreError};
 pub use memory::MemoryStore;
 pub use record::{Counts, HostPoliteness, HostRecord, PageRecord, PageState, StoredPage, limits};
 pub use redb_engine::{DEFAULT_CACHE_BYTES, MERGE_RANGES, RedbOptions, RedbStore};
-pub use redis_engine::{RedisOptions, RedisStore, connect_to_slot_owner};
+pub use redis_engine::{RedisOptions, RedisStore, connect_to_slot_owner, slot_owner};
 pub use seen::{SeenFilter, SeenIndex, url_fingerprint};
 pub use shards::{Handover, ShardExchange, ShardPlan};
 pub use store::FrontierStore;

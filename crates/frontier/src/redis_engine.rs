@@ -143,6 +143,22 @@ fn hget(
 /// `hash_tag` that would not be one (empty or with a `}`: `{}:meta` is hashed whole, so the
 /// keys would not share a slot).
 pub fn connect_to_slot_owner(url: &str, hash_tag: &str) -> Result<Connection> {
+    match slot_owner(url, hash_tag)? {
+        (_, Some(connection)) => Ok(connection),
+        (info, None) => redis::Client::open(info)
+            .map_err(engine("open"))?
+            .get_connection()
+            .map_err(engine("connect to the slot's master")),
+    }
+}
+
+/// Where [`connect_to_slot_owner`] would connect: the server's connection settings, with the
+/// connection it opened to ask when that server is the one (`None`: connect to the settings).
+/// For a caller that keeps one connection per server for many hash tags.
+///
+/// # Errors
+/// As [`connect_to_slot_owner`]'s.
+pub fn slot_owner(url: &str, hash_tag: &str) -> Result<(redis::ConnectionInfo, Option<Connection>)> {
     let info = url.into_connection_info().map_err(engine("parse the server's URL"))?;
     let mut connection = redis::Client::open(info.clone())
         .map_err(engine("open"))?
@@ -153,7 +169,7 @@ pub fn connect_to_slot_owner(url: &str, hash_tag: &str) -> Result<Connection> {
         .query(&mut connection)
         .map_err(engine("ask whether the server is a cluster node"))?;
     if !server.lines().any(|line| line.trim() == "cluster_enabled:1") {
-        return Ok(connection);
+        return Ok((info, Some(connection)));
     }
     if hash_tag.is_empty() || hash_tag.contains('}') {
         return Err(refused(
@@ -196,7 +212,7 @@ pub fn connect_to_slot_owner(url: &str, hash_tag: &str) -> Result<Connection> {
         }
     };
     if asked == Some((host.as_str(), port)) {
-        return Ok(connection);
+        return Ok((info, Some(connection)));
     }
     let addr = match info.addr() {
         redis::ConnectionAddr::TcpTls { insecure, tls_params, .. } => {
@@ -204,10 +220,7 @@ pub fn connect_to_slot_owner(url: &str, hash_tag: &str) -> Result<Connection> {
         }
         _ => redis::ConnectionAddr::Tcp(host, port),
     };
-    redis::Client::open(info.set_addr(addr))
-        .map_err(engine("open"))?
-        .get_connection()
-        .map_err(engine("connect to the slot's master"))
+    Ok((info.set_addr(addr), None))
 }
 
 /// The master's address in one entry of `CLUSTER SLOTS` (`[start, end, [host, port, id, …],

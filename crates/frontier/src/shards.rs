@@ -58,10 +58,12 @@
 //! shard resumed alone finds the others left, and ends when it has done its part). A shard
 //! that has never started has no state, and the crawl is not over until it runs.
 
+use std::collections::HashMap;
+
 use redis::Connection;
 
 use crate::error::{Result, StoreError};
-use crate::redis_engine::connect_to_slot_owner;
+use crate::redis_engine::slot_owner;
 
 /// This process's place among a crawl's shards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,14 +248,17 @@ impl ShardReading {
     }
 }
 
-/// One shard's side of the handover (see the module docs): a connection to each shard's node,
-/// opened when first needed.
+/// One shard's side of the handover (see the module docs): one connection to each node that
+/// holds a shard it talks to (however many shards the node holds), opened when first needed.
 pub struct ShardExchange {
     plan: ShardPlan,
     url: String,
     /// Each shard's prefix.
     prefixes: Vec<String>,
-    connections: Vec<Option<Connection>>,
+    /// Each shard's node, once found (its address, a key of `connections`).
+    nodes: Vec<Option<String>>,
+    /// A connection per node.
+    connections: HashMap<String, Connection>,
     /// What this shard last said of itself: `idle`, `left`.
     said: Option<(bool, bool)>,
 }
@@ -284,7 +289,8 @@ impl ShardExchange {
             plan,
             url: url.to_owned(),
             prefixes,
-            connections: (0..plan.count).map(|_| None).collect(),
+            nodes: vec![None; plan.count as usize],
+            connections: HashMap::new(),
             said: None,
         }
     }
@@ -305,19 +311,34 @@ impl ShardExchange {
 
     /// The connection to `shard`'s node.
     fn connection(&mut self, shard: u32) -> Result<&mut Connection> {
-        let slot = &mut self.connections[shard as usize];
-        if slot.is_none() {
-            *slot = Some(connect_to_slot_owner(&self.url, &self.prefixes[shard as usize])?);
-        }
-        slot.as_mut().ok_or(StoreError::Engine {
+        let node = match &self.nodes[shard as usize] {
+            Some(node) => node.clone(),
+            None => {
+                let (info, connection) = slot_owner(&self.url, &self.prefixes[shard as usize])?;
+                let node = info.addr().to_string();
+                if !self.connections.contains_key(&node) {
+                    let connection = match connection {
+                        Some(connection) => connection,
+                        None => redis::Client::open(info)
+                            .and_then(|client| client.get_connection())
+                            .map_err(engine("connect to a shard's node"))?,
+                    };
+                    self.connections.insert(node.clone(), connection);
+                }
+                self.nodes[shard as usize] = Some(node.clone());
+                node
+            }
+        };
+        self.connections.get_mut(&node).ok_or(StoreError::Engine {
             engine: "redis",
             action: "connect to a shard's node",
             source: "no connection".into(),
         })
     }
 
-    /// Runs `work` on `shard`'s connection; on an error, forgets the connection (a slot that
-    /// moved is found again on the next call) and returns the error.
+    /// Runs `work` on `shard`'s connection; on an error, forgets every connection and where
+    /// every shard is (a slot that moved is found again on the next call) and returns the
+    /// error.
     fn with_connection<T>(
         &mut self,
         shard: u32,
@@ -326,9 +347,16 @@ impl ShardExchange {
     ) -> Result<T> {
         let result = work(self.connection(shard)?);
         if result.is_err() {
-            self.connections[shard as usize] = None;
+            self.connections.clear();
+            self.nodes.iter_mut().for_each(|node| *node = None);
         }
         result.map_err(engine(action))
+    }
+
+    /// How many connections it holds: one per node it has talked to.
+    #[must_use]
+    pub fn connection_count(&self) -> usize {
+        self.connections.len()
     }
 
     /// Hands `outgoing[j]` to shard `j`, for every `j` (this shard's own list must be empty),

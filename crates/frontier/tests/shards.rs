@@ -3,7 +3,7 @@
 //! when every shard has started and is idle with an empty inbox, or has left.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use freshet_frontier::conformance::RedisServer;
+use freshet_frontier::conformance::{RedisCluster, RedisServer};
 use freshet_frontier::{Handover, ShardExchange, ShardPlan};
 
 fn handover(url: &str, depth: u32) -> Handover {
@@ -54,6 +54,8 @@ fn urls_wait_in_the_receivers_inbox_until_it_takes_them() {
     ];
     expected.sort();
     assert_eq!(keys, expected);
+    // One connection to the one server, however many shards it holds.
+    assert_eq!((shards[0].connection_count(), shards[2].connection_count()), (1, 1));
     let pushed: u64 =
         redis::cmd("HGET").arg(format!("{{{one}}}:shard")).arg("pushed").query(&mut connection).unwrap();
     assert_eq!(pushed, 3);
@@ -102,4 +104,29 @@ fn a_corrupt_inbox_entry_is_named() {
         redis::cmd("RPUSH").arg(&inbox).arg("not-a-depth http://a.test/").query(&mut connection).unwrap();
     let message = shards[0].peek(10).unwrap_err().to_string();
     assert!(message.contains(&inbox) && message.contains("DEPTH URL"), "{message}");
+}
+
+/// On a Redis Cluster of three masters, six shards' prefixes spread two to a node, and a shard
+/// that talks to all of them holds one connection per node, not per shard.
+#[test]
+fn a_shard_holds_a_connection_per_node_of_a_cluster() {
+    let cluster = RedisCluster::shared();
+    let mut shards: Vec<ShardExchange> = (0..6)
+        .map(|index| ShardExchange::new(&cluster.urls[0], "spread", ShardPlan::new(index, 6).unwrap()))
+        .collect();
+    let plan = ShardPlan::new(0, 6).unwrap();
+    let mut per_node = [0; 3];
+    for index in 0..6 {
+        per_node[cluster.node_serving(&format!("{{{}}}:inbox", plan.prefix_of("spread", index)))] += 1;
+    }
+    assert_eq!(per_node, [2, 2, 2]);
+    let mut outgoing: Vec<Vec<Handover>> = (0..6)
+        .map(|index| if index == 0 { Vec::new() } else { vec![handover("http://a.test/", 1)] })
+        .collect();
+    assert_eq!(shards[0].send(&mut outgoing).unwrap(), 5);
+    for (index, shard) in shards.iter_mut().enumerate().skip(1) {
+        assert_eq!(shard.peek(10).unwrap(), [handover("http://a.test/", 1)], "shard {index}");
+    }
+    assert!(!shards[0].crawl_is_over().unwrap());
+    assert_eq!(shards[0].connection_count(), 3);
 }
