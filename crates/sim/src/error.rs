@@ -81,6 +81,15 @@ pub enum SimError {
     /// An exploration phase was asked for before a policy that has none.
     #[error("an exploration phase (--explore) runs only before `threshold` with learned rates, not `{0}`")]
     ExploreUnsupported(&'static str),
+    /// The interval between change notifications is not finite and positive.
+    #[error("notification interval must be finite and > 0, got {0}")]
+    InvalidNotifyInterval(f64),
+    /// Change notifications asked for with learned rates for a policy that hears them: its
+    /// learner would learn from the fetches the notifications caused, not from the reads.
+    #[error(
+        "change notifications (--notify-interval) with learned rates are not simulated for `{0}`; use --rates known"
+    )]
+    NotifyLearned(&'static str),
     /// The online scheduler (`threshold`) rejected a page, a host or the budget.
     #[error("scheduler: {0}")]
     Scheduler(#[from] freshet_schedule::online::OnlineError),

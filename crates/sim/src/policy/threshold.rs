@@ -19,13 +19,20 @@
 //! handed an optimistic `(w', λ')` ([`Summary::Optimistic`]) whose `V(∞)` is that of the
 //! posterior's 5% quantile rate, so a page that might be slow keeps competing for fetches until
 //! its own observations settle it; no probes, no separate share of the budget.
+//!
+//! Change notifications ([`crate::Config::notify_interval`]): the adapter listens as the
+//! crawler reads a proved sitemap (`freshet_crawl`, "Sitemaps"): a page told changed is marked
+//! stale, one told unchanged is vouched for (its copy as of the read), and its clock stops at
+//! each read so that every fetch is decided knowing the reads before it. Known rates only: the
+//! learner would learn from the fetches the notices caused (the crawler learns from the read,
+//! `revisit::observe_sitemap_change`; not done here), so `simulate` refuses learned rates.
 
 use freshet_policy::Page;
 use freshet_policy::objective::Freshness;
 use freshet_schedule::online::{Budget, Decision, HostId, Outcome, PageId, Politeness, Scheduler};
 
 use super::learn::{Learner, Summary};
-use super::{Fetch, Observation, Policy};
+use super::{Fetch, NextFetch, Observation, Policy};
 use crate::error::{Result, SimError};
 use crate::model::Config;
 use crate::rng::SimRng;
@@ -105,19 +112,25 @@ impl ThresholdPolicy {
     }
 }
 
-impl Policy for ThresholdPolicy {
-    fn next_fetch(&mut self, now: f64, _rng: &mut SimRng) -> Option<Fetch> {
+impl ThresholdPolicy {
+    /// The scheduler's first fetch at or after `now` and before `until`; its clock stops at
+    /// `until` (`+∞`: no read coming, [`Policy::next_fetch`]; `min(x, +∞)` is `x`, so that
+    /// path computes exactly what it did before reads existed).
+    fn advance(&mut self, now: f64, until: f64) -> NextFetch {
         self.clock = self.clock.max(now);
         let mut resolved = false;
         while self.clock < self.horizon {
+            if self.clock >= until {
+                return NextFetch::Wait;
+            }
             match self.scheduler.next(self.clock) {
                 Decision::Fetch { page, .. } => {
-                    return Some(Fetch { page: page.0 as usize, time: self.clock });
+                    return NextFetch::Fetch(Fetch { page: page.0 as usize, time: self.clock });
                 }
                 // The scheduler never answers a time before its clock; a wait that does not move
                 // time forward would loop, so it counts as the smallest step possible.
-                Decision::WaitUntil(time) => self.clock = time.max(self.clock.next_up()),
-                Decision::Idle if self.scheduler.is_empty() => return None,
+                Decision::WaitUntil(time) => self.clock = time.max(self.clock.next_up()).min(until),
+                Decision::Idle if self.scheduler.is_empty() => return NextFetch::Done,
                 // Nothing queued though pages exist: every page is worth less than `λ_0` at any
                 // age. With learned rates the estimates moved under the threshold (the
                 // incremental demand sweep advances per call, and idle calls are far apart):
@@ -127,10 +140,45 @@ impl Policy for ThresholdPolicy {
                     self.scheduler.resolve_lambda0();
                     resolved = true;
                 }
-                Decision::Idle => self.clock += self.refill_time,
+                Decision::Idle => self.clock = (self.clock + self.refill_time).min(until),
             }
         }
-        None
+        NextFetch::Done
+    }
+}
+
+impl Policy for ThresholdPolicy {
+    fn next_fetch(&mut self, now: f64, _rng: &mut SimRng) -> Option<Fetch> {
+        match self.advance(now, f64::INFINITY) {
+            NextFetch::Fetch(fetch) => Some(fetch),
+            NextFetch::Wait | NextFetch::Done => None,
+        }
+    }
+
+    fn next_fetch_until(&mut self, now: f64, until: f64, _rng: &mut SimRng) -> NextFetch {
+        self.advance(now, until)
+    }
+
+    fn listens(&self) -> bool {
+        true
+    }
+
+    /// As the crawler takes a proved sitemap's word (`freshet_crawl`, "Sitemaps"): a page told
+    /// changed is due at once (`mark_stale`, once: a page already marked is not re-keyed, which
+    /// would send it behind the pages marked since); a page told unchanged has a copy as good
+    /// as a fetch at the read (`set_last_fetch`, a vouch), so its value starts again from 0.
+    fn notified(&mut self, page: usize, changed: bool, now: f64) {
+        self.clock = self.clock.max(now);
+        let id = PageId(page as u32);
+        // The pages are the scheduler's own (every index restored at construction), so these
+        // cannot fail; if one did, the page would only miss this one notice.
+        if changed {
+            if self.scheduler.last_fetch(id).is_some() {
+                let _ = self.scheduler.mark_stale(id, self.clock);
+            }
+        } else {
+            let _ = self.scheduler.set_last_fetch(id, now, self.clock);
+        }
     }
 
     fn observe(&mut self, observation: &Observation) {
