@@ -22,6 +22,9 @@
 //! in which case the last change is the first: `Δ − T1`. It is drawn only for pages that
 //! report Last-Modified.
 //!
+//! With change notifications a read may draw `T1` before the fetch, once, and the fetch then
+//! uses it (`notify.rs`, (6)–(8)), so that what the read told and what the fetch finds agree.
+//!
 //! Periodic and bursty pages change rarely between fetches of any sensible policy, so their
 //! change times are generated explicitly, one at a time, and every integral is summed exactly.
 //! All integrals are clipped to the measured window.
