@@ -10,10 +10,11 @@
 #     Zipf weights, rates log-uniform in [1e-3, 10], even hosts capped at 0.05 x their pages),
 #     budget 1,000, horizon 200.
 # Per set and seed: threshold, uniform and periodic-optimal without reads (the blind baseline),
-# then threshold with reads every S = 0.1, 0.3, 1, 3, 10 x n/R. The fluid optimum is the
-# solver's value for the true rates, which assumes no notifications. Seeds: SEEDS (default
-# "1 2 3"). Runs go to target/notify/; rows to docs/notify/summary.csv, read in
-# docs/notify/README.md. About a minute on one core.
+# then threshold with reads every S = 0.1, 0.3, 1, 3, 10 x n/R; on the Fig. 1 set also
+# threshold with learned rates, without reads and with reads every 0.1, 1, 10 x n/R (it learns
+# from the reads, not from the fetches they cause). The fluid optimum is the solver's value for
+# the true rates, which assumes no notifications. Seeds: SEEDS (default "1 2 3"). Runs go to target/notify/; rows to docs/notify/summary.csv, read in
+# docs/notify/README.md. About four minutes on one core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p freshet
@@ -24,17 +25,17 @@ runs=target/notify
 mkdir -p docs/notify "$runs"
 "$gen" 10000 100 7 --hosts-out "$runs/capped-hosts.csv" > "$runs/capped-pages.csv"
 summary=docs/notify/summary.csv
-echo "set,seed,budget,refresh_interval,notify_over_refresh,notify_interval,policy,weighted_freshness,freshness_std_error,fluid_optimum,ratio_to_optimum,changes_found_per_fetch,fetches,budgeted_fetches,politeness_violations" > "$summary"
+echo "set,seed,budget,refresh_interval,notify_over_refresh,notify_interval,policy,rates,weighted_freshness,freshness_std_error,fluid_optimum,ratio_to_optimum,changes_found_per_fetch,fetches,budgeted_fetches,politeness_violations" > "$summary"
 # rows SET SEED N BUDGET HORIZON MULTIPLE DIR: the runs of DIR/summary.csv as rows of $summary.
 rows() {
     awk -F, -v set="$1" -v seed="$2" -v n="$3" -v budget="$4" -v horizon="$5" -v multiple="$6" '
         FNR == 1 { next }
-        { printf "%s,%s,%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%d,%s\n", set, seed, budget, n / budget,
-            ($14 == "" ? "" : multiple), $14, $2, $4, $5, $6, $7, $10, $11, budget * horizon, $13 }' "$7/summary.csv" >> "$summary"
+        { printf "%s,%s,%s,%s,%s,%s,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%d,%s\n", set, seed, budget, n / budget,
+            ($14 == "" ? "" : multiple), $14, $2, $3, $4, $5, $6, $7, $10, $11, budget * horizon, $13 }' "$7/summary.csv" >> "$summary"
 }
-# one_set SET PAGES HOSTS|"" N BUDGET HORIZON
+# one_set SET PAGES HOSTS|"" N BUDGET HORIZON LEARNED (1: learned runs too)
 one_set() {
-    local set=$1 pages=$2 hosts=$3 n=$4 budget=$5 horizon=$6
+    local set=$1 pages=$2 hosts=$3 n=$4 budget=$5 horizon=$6 learned=$7
     for seed in ${SEEDS:-1 2 3}; do
         local out="$runs/$set-$seed-blind"
         "$bin" simulate --pages "$pages" ${hosts:+--hosts "$hosts"} --budget "$budget" --horizon "$horizon" \
@@ -48,8 +49,20 @@ one_set() {
                 --seed "$seed" --policy threshold --notify-interval "$interval" --out "$out" >/dev/null 2>&1
             rows "$set" "$seed" "$n" "$budget" "$horizon" "$multiple" "$out"
         done
+        [ "$learned" = 1 ] || continue
+        out="$runs/$set-$seed-learned-blind"
+        "$bin" simulate --pages "$pages" ${hosts:+--hosts "$hosts"} --budget "$budget" --horizon "$horizon" \
+            --seed "$seed" --policy threshold --rates learned --out "$out" >/dev/null 2>&1
+        rows "$set" "$seed" "$n" "$budget" "$horizon" "" "$out"
+        for multiple in 0.1 1 10; do
+            interval=$(awk -v m="$multiple" -v n="$n" -v r="$budget" 'BEGIN { print m * n / r }')
+            out="$runs/$set-$seed-learned-s$multiple"
+            "$bin" simulate --pages "$pages" ${hosts:+--hosts "$hosts"} --budget "$budget" --horizon "$horizon" \
+                --seed "$seed" --policy threshold --rates learned --notify-interval "$interval" --out "$out" >/dev/null 2>&1
+            rows "$set" "$seed" "$n" "$budget" "$horizon" "$multiple" "$out"
+        done
     done
 }
-one_set fig1-uniform crates/sim/tests/data/azar-fig1-uniform.csv "" 1000 100 2000
-one_set capped-1e4 "$runs/capped-pages.csv" "$runs/capped-hosts.csv" 10000 1000 200
+one_set fig1-uniform crates/sim/tests/data/azar-fig1-uniform.csv "" 1000 100 2000 1
+one_set capped-1e4 "$runs/capped-pages.csv" "$runs/capped-hosts.csv" 10000 1000 200 0
 column -s, -t "$summary"

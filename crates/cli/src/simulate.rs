@@ -110,7 +110,7 @@ pub(crate) struct SimulateArgs {
     #[arg(long, value_name = "K", default_value_t = 0)]
     explore: u32,
     /// Change notifications: read every host's pages every S time units and tell `threshold`
-    /// which changed since its last fetch (known rates only; other policies ignore them).
+    /// which changed since its last fetch (the other policies ignore them; not with --explore).
     #[arg(long, value_name = "S")]
     notify_interval: Option<f64>,
     /// Pages report Last-Modified (learned rates then use the Last-Modified estimator).
@@ -172,8 +172,8 @@ pub(crate) fn run(args: &SimulateArgs) -> anyhow::Result<std::process::ExitCode>
         if !(interval.is_finite() && interval > 0.0) {
             bail!("--notify-interval: must be a positive time, got {interval}");
         }
-        if rates == RatesMode::Learned && policies.iter().any(|policy| policy.listens()) {
-            bail!("--notify-interval: notifications are simulated with --rates known only");
+        if args.explore > 0 {
+            bail!("--notify-interval: notifications are not simulated with an exploration phase (--explore)");
         }
     }
     if !(args.horizon.is_finite() && args.horizon > 0.0) {

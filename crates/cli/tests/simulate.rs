@@ -173,8 +173,19 @@ fn bad_arguments_name_what_is_wrong_and_write_nothing() {
         ),
         (&["--policy", "threshold", "--budget", "1", "--notify-interval", "0"], "--notify-interval"),
         (
-            &["--policy", "threshold", "--budget", "1", "--rates", "learned", "--notify-interval", "1"],
-            "--rates known only",
+            &[
+                "--policy",
+                "threshold",
+                "--budget",
+                "1",
+                "--rates",
+                "learned",
+                "--explore",
+                "5",
+                "--notify-interval",
+                "1",
+            ],
+            "not simulated with an exploration phase",
         ),
     ];
     for (extra, expected) in cases {

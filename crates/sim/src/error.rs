@@ -84,12 +84,11 @@ pub enum SimError {
     /// The interval between change notifications is not finite and positive.
     #[error("notification interval must be finite and > 0, got {0}")]
     InvalidNotifyInterval(f64),
-    /// Change notifications asked for with learned rates for a policy that hears them: its
-    /// learner would learn from the fetches the notifications caused, not from the reads.
+    /// Change notifications asked for with an exploration phase, which does not hear them.
     #[error(
-        "change notifications (--notify-interval) with learned rates are not simulated for `{0}`; use --rates known"
+        "change notifications (--notify-interval) are not simulated with an exploration phase (--explore)"
     )]
-    NotifyLearned(&'static str),
+    NotifyExplore,
     /// The online scheduler (`threshold`) rejected a page, a host or the budget.
     #[error("scheduler: {0}")]
     Scheduler(#[from] freshet_schedule::online::OnlineError),

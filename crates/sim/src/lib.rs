@@ -20,7 +20,8 @@
 //!   are read every `S` (an honest sitemap's `<lastmod>`s), and a policy that
 //!   [`listens`](Policy::listens) (`threshold`: changed → `mark_stale`, unchanged → a vouch,
 //!   `set_last_fetch` at the read) is told which changed since its last fetch, coherently with
-//!   what its next fetch finds; the others run as without them. Known rates only.
+//!   what its next fetch finds; the others run as without them. With learned rates
+//!   `threshold` learns from the reads, not from the fetches they cause.
 //!
 //! **Event-driven and exact.** The loop has one event per fetch. Poisson pages are not
 //! simulated change by change: at a fetch the first change since the previous fetch is drawn

@@ -31,11 +31,11 @@ pub(crate) const POLICY_STREAM: u64 = 1;
 ///
 /// # Errors
 /// An invalid configuration ([`Config::validate`]) or a problem the solver rejects;
-/// [`SimError::NotifyLearned`] for notifications with learned rates to a policy that hears them.
+/// [`SimError::NotifyExplore`] for notifications with an exploration phase.
 pub fn simulate(config: &Config, policy: PolicyKind, rates: RatesMode, seed: u64) -> Result<RunSummary> {
     config.validate()?;
-    if config.notify_interval.is_some() && rates == RatesMode::Learned && policy.listens() {
-        return Err(SimError::NotifyLearned(policy.name()));
+    if config.notify_interval.is_some() && rates == RatesMode::Learned && config.explore_fetches > 0 {
+        return Err(SimError::NotifyExplore);
     }
     match build_any(config, policy, rates)? {
         // The loop compiled for the carousel: its calls inline, and with known rates observing
