@@ -52,7 +52,8 @@ pub(crate) struct ThresholdPolicy {
     /// How long to let the budget refill when the scheduler has nothing queued (every host
     /// parked because `λ_0` is above every page's `V(∞)`): `burst / rate`.
     refill_time: f64,
-    /// Learned rates: fetches since `λ_0` was last re-solved, and how many between re-solves.
+    /// Learned rates: observations (fetches, and reads with notifications) since `λ_0` was
+    /// last re-solved, and how many between re-solves.
     since_resolve: usize,
     resolve_every: usize,
     /// Learned rates with change notifications: what the learner has been told of each page
