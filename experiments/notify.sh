@@ -13,8 +13,10 @@
 # then threshold with reads every S = 0.1, 0.3, 1, 3, 10 x n/R; on the Fig. 1 set also
 # threshold with learned rates, without reads and with reads every 0.1, 1, 10 x n/R (it learns
 # from the reads, not from the fetches they cause). The fluid optimum is the solver's value for
-# the true rates, which assumes no notifications. Seeds: SEEDS (default "1 2 3"). Runs go to target/notify/; rows to docs/notify/summary.csv, read in
-# docs/notify/README.md. About four minutes on one core.
+# the true rates, which assumes no notifications. Seeds: SEEDS (default "1 2 3"). Then a finer
+# sweep of S, seed 1 (docs/notify/fine.csv). Runs go to target/notify/; rows to
+# docs/notify/summary.csv and fine.csv, read in docs/notify/README.md. About five minutes on one
+# core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p freshet
