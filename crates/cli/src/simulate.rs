@@ -39,7 +39,8 @@ Every page changes by a process with mean rate change_rate (--changes: poisson, 
 with jitter, or bursty on/off). Each policy fetches pages under the global --budget
 (fetches per unit time) and each host's capacity and minimum delay, for --horizon time
 units; averages exclude the first --warmup fraction. The fluid optimum is the solver's
-optimal freshness for the true mean rates: on Poisson pages no policy can beat it.
+optimal freshness for the true mean rates: on Poisson pages no policy can beat it without
+change notifications.
 
 PAGES and HOSTS are the files of `freshet solve`; HOSTS may add a min_delay column (time
 between two fetch starts on the host).
