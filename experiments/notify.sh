@@ -3,12 +3,14 @@
 # every host's pages are read every S time units (an honest sitemap's `<lastmod>`s) and
 # `threshold` is told which pages changed since its last fetch (due at once) and which did not
 # (fresh as of the read), as the crawler takes a proved sitemap's word. Known rates, Poisson
-# changes. Two sets, each with mean refresh interval n/R = 10:
+# changes. Three sets, each with mean refresh interval n/R = 10:
 #  1. seed 001's Fig. 1 uniform set (crates/sim/tests/data/azar-fig1-uniform.csv, 1,000 pages),
 #     budget 100, horizon 2,000;
 #  2. a host-capped set of 10^4 pages on 100 hosts (crates/cli/examples/gen_pages.rs, seed 7:
 #     Zipf weights, rates log-uniform in [1e-3, 10], even hosts capped at 0.05 x their pages),
-#     budget 1,000, horizon 200.
+#     budget 1,000, horizon 200;
+#  3. the Fig. 1 set spread over 50 uncapped hosts (page i on host i mod 50), as set 1 otherwise:
+#     the reads of one host come at one instant, of 50 hosts staggered over the period.
 # Per set and seed: threshold, uniform and periodic-optimal without reads (the blind baseline),
 # then threshold with reads every S = 0.1, 0.3, 1, 3, 10 x n/R; on the Fig. 1 set also
 # threshold with learned rates, without reads and with reads every 0.1, 1, 10 x n/R (it learns
@@ -26,6 +28,9 @@ gen=${CARGO_TARGET_DIR:-target}/release/examples/gen_pages
 runs=target/notify
 mkdir -p docs/notify "$runs"
 "$gen" 10000 100 7 --hosts-out "$runs/capped-hosts.csv" > "$runs/capped-pages.csv"
+awk -F, 'NR == 1 { print $0 ",host"; next } { print $0 ",h" (NR - 2) % 50 }' \
+    crates/sim/tests/data/azar-fig1-uniform.csv > "$runs/fig1-50-pages.csv"
+{ echo "host,capacity"; for host in $(seq 0 49); do echo "h$host,inf"; done; } > "$runs/fig1-50-hosts.csv"
 summary=docs/notify/summary.csv
 echo "set,seed,budget,refresh_interval,notify_over_refresh,notify_interval,policy,rates,weighted_freshness,freshness_std_error,fluid_optimum,ratio_to_optimum,changes_found_per_fetch,fetches,budgeted_fetches,politeness_violations" > "$summary"
 # rows SET SEED N BUDGET HORIZON MULTIPLE DIR: the runs of DIR/summary.csv as rows of $summary.
@@ -67,6 +72,7 @@ one_set() {
 }
 one_set fig1-uniform crates/sim/tests/data/azar-fig1-uniform.csv "" 1000 100 2000 1
 one_set capped-1e4 "$runs/capped-pages.csv" "$runs/capped-hosts.csv" 10000 1000 200 0
+one_set fig1-uniform-50-hosts "$runs/fig1-50-pages.csv" "$runs/fig1-50-hosts.csv" 1000 100 2000 0
 # Where the budget goes unspent: threshold, known rates, Fig. 1 set, seed 1, reads every
 # S = 0.05 to 0.7 refresh intervals, to docs/notify/fine.csv.
 fine=docs/notify/fine.csv

@@ -89,11 +89,22 @@ fn notifications_raise_threshold_freshness_on_the_fig1_set() {
 /// 1, 199,552 every 10, 199,194 every 100, 199,724 without) and no host limit is broken, on
 /// the Fig. 1 set and on the capped set.
 ///
-/// Not every interval spends it: with reads every 3 (0.3 of the mean refresh interval)
-/// `threshold` made only 144,248 fetches (0.72 of the budget); see
-/// `budget_is_spent_with_reads_every_three_tenths_of_a_refresh` below.
+/// Not every interval spends it on the Fig. 1 set, one host whose pages are all read at once:
+/// with reads every 3 (0.3 of the mean refresh interval) `threshold` made only 144,248 fetches
+/// (0.72 of the budget); see `budget_is_spent_with_reads_every_three_tenths_of_a_refresh`
+/// below. The same pages on 50 hosts, read at staggered times, spend it (199,968).
 #[test]
 fn the_budget_is_spent_and_politeness_kept_with_notifications() {
+    let mut spread = fig1(Some(3.0));
+    for (index, page) in spread.pages.iter_mut().enumerate() {
+        page.host = (index % 50) as u32;
+    }
+    spread.hosts = vec![Host::UNLIMITED; 50];
+    let told = run(&spread, PolicyKind::Threshold, 1);
+    println!("50 hosts, S = 3: {} fetches", told.fetches);
+    assert!(
+        (told.fetches as f64) >= 0.99 * BUDGET * HORIZON && (told.fetches as f64) <= BUDGET * HORIZON + 64.0
+    );
     for interval in [1.0, 10.0, 100.0] {
         let told = run(&fig1(Some(interval)), PolicyKind::Threshold, 1);
         let budgeted = BUDGET * HORIZON;
@@ -113,10 +124,11 @@ fn the_budget_is_spent_and_politeness_kept_with_notifications() {
     }
 }
 
-/// The known gap: reads every 3 on the Fig. 1 set leave 28% of the budget unused (144,248
-/// fetches of 200,000, seed 1), also without vouches (180,258: marking pages stale alone).
-/// The online scheduler's `λ_0` comes from the fluid demand model, which does not know of
-/// reads, and its bounded correction (a factor 1.28) cannot make up the difference.
+/// The known gap: reads every 3 on the Fig. 1 set, one host read at one instant, leave 28% of
+/// the budget unused (144,248 fetches of 200,000, seed 1), also without vouches (180,258:
+/// marking pages stale alone). Each read releases a burst of stale pages that empties the
+/// online scheduler's token bucket and raises `λ_0`; between bursts the bucket overflows and
+/// `λ_0` does not come down far enough (`docs/notify/README.md`).
 #[test]
 #[ignore = "known gap: the online scheduler under-spends the budget with reads every 0.3 refresh intervals"]
 fn budget_is_spent_with_reads_every_three_tenths_of_a_refresh() {
