@@ -7,8 +7,10 @@
 //! * `summary.csv`: one row per (budget, policy) with the measured weighted freshness, its
 //!   standard error, the fluid optimum (the `freshness` solver's value for the true mean rates
 //!   and the hosts' effective caps: no policy can beat it on Poisson pages with the same
-//!   budget), their ratio, mean age, delay, changes found per fetch, fetches, fetch rate and
-//!   politeness violations;
+//!   budget and no notifications), their ratio, mean age, delay, changes found per fetch,
+//!   fetches, fetch rate, politeness violations and the interval of the change notifications
+//!   the policy heard (`--notify-interval`; empty without them, or for a policy that ignores
+//!   them);
 //! * `series.csv`: weighted freshness and fetches per time bucket, per run;
 //! * `freshness-over-time.svg` / `.png` (at the last budget) and, with several budgets,
 //!   `freshness-vs-bandwidth.svg` / `.png`.
@@ -37,18 +39,24 @@ Every page changes by a process with mean rate change_rate (--changes: poisson, 
 with jitter, or bursty on/off). Each policy fetches pages under the global --budget
 (fetches per unit time) and each host's capacity and minimum delay, for --horizon time
 units; averages exclude the first --warmup fraction. The fluid optimum is the solver's
-optimal freshness for the true mean rates: on Poisson pages no policy can beat it.
+optimal freshness for the true mean rates: on Poisson pages no policy can beat it without
+change notifications.
 
 PAGES and HOSTS are the files of `freshet solve`; HOSTS may add a min_delay column (time
-between two fetch starts on the host).";
+between two fetch starts on the host).
+
+With --notify-interval S every host's pages are read every S time units (honest sitemap
+lastmods): threshold is told which pages changed since its last fetch (due at once) and
+which did not (fresh as of the read); the other policies ignore the reads.";
 
 /// `freshet simulate --help`, last part: the policies, from the simulator's own list.
 pub(crate) fn after_long_help() -> String {
     format!(
         "Policies: {}.\n\nOutputs in --out DIR: summary.csv (budget, policy, rates, weighted_freshness,\n\
          freshness_std_error, fluid_optimum, ratio_to_optimum, mean_age, delay,\n\
-         changes_found_per_fetch, fetches, fetch_rate, politeness_violations), series.csv,\n\
-         freshness-over-time.svg/.png and, with several budgets, freshness-vs-bandwidth.svg/.png.\n\n\
+         changes_found_per_fetch, fetches, fetch_rate, politeness_violations, notify_interval),\n\
+         series.csv, freshness-over-time.svg/.png and, with several budgets,\n\
+         freshness-vs-bandwidth.svg/.png.\n\n\
          Example (seed 001's Fig. 1 page set):\n  \
          freshet simulate --pages crates/sim/tests/data/azar-fig1-zipf.csv --budget 1,5,10 \\\n      \
          --horizon 20000 --policy uniform,periodic-optimal,nutch-adaptive --out /tmp/fig1",
@@ -102,6 +110,10 @@ pub(crate) struct SimulateArgs {
     /// ending at the latest when the budget has paid for K fetches per page), then hand over.
     #[arg(long, value_name = "K", default_value_t = 0)]
     explore: u32,
+    /// Change notifications: read every host's pages every S time units and tell `threshold`
+    /// which changed since its last fetch (the other policies ignore them; not with --explore).
+    #[arg(long, value_name = "S")]
+    notify_interval: Option<f64>,
     /// Pages report Last-Modified (learned rates then use the Last-Modified estimator).
     #[arg(long)]
     last_modified: bool,
@@ -123,6 +135,8 @@ pub(crate) struct SimulateArgs {
 struct Run {
     budget: f64,
     optimum: f64,
+    /// The interval of the change notifications the policy heard, if any.
+    notified: Option<f64>,
     summary: RunSummary,
 }
 
@@ -155,6 +169,14 @@ pub(crate) fn run(args: &SimulateArgs) -> anyhow::Result<std::process::ExitCode>
             bail!("--budget: every budget must be a positive number of fetches per unit time, got {budget}");
         }
     }
+    if let Some(interval) = args.notify_interval {
+        if !(interval.is_finite() && interval > 0.0) {
+            bail!("--notify-interval: must be a positive time, got {interval}");
+        }
+        if args.explore > 0 {
+            bail!("--notify-interval: notifications are not simulated with an exploration phase (--explore)");
+        }
+    }
     if !(args.horizon.is_finite() && args.horizon > 0.0) {
         bail!("--horizon: must be a positive time, got {}", args.horizon);
     }
@@ -177,7 +199,8 @@ pub(crate) fn run(args: &SimulateArgs) -> anyhow::Result<std::process::ExitCode>
             progress.set_message(format!("{policy} at budget {budget}"));
             let summary = simulate(&config, policy, rates, args.seed)
                 .with_context(|| format!("simulating {policy} at budget {budget}"))?;
-            runs.push(Run { budget, optimum, summary });
+            let notified = config.notify_interval.filter(|_| policy.listens());
+            runs.push(Run { budget, optimum, notified, summary });
             progress.inc(1);
         }
     }
@@ -240,6 +263,7 @@ fn build_config(
     }
     config.warmup_fraction = args.warmup;
     config.explore_fetches = args.explore;
+    config.notify_interval = args.notify_interval;
     config.buckets = args.buckets;
     config.validate().context("invalid simulation")?;
     Ok(config)
@@ -267,13 +291,13 @@ fn write_summary(path: &Path, runs: &[Run]) -> anyhow::Result<()> {
     let writer = file.writer();
     writeln!(
         writer,
-        "budget,policy,rates,weighted_freshness,freshness_std_error,fluid_optimum,ratio_to_optimum,mean_age,delay,changes_found_per_fetch,fetches,fetch_rate,politeness_violations"
+        "budget,policy,rates,weighted_freshness,freshness_std_error,fluid_optimum,ratio_to_optimum,mean_age,delay,changes_found_per_fetch,fetches,fetch_rate,politeness_violations,notify_interval"
     )?;
     for run in runs {
         let s = &run.summary;
         writeln!(
             writer,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             run.budget,
             s.policy,
             s.rates,
@@ -286,7 +310,8 @@ fn write_summary(path: &Path, runs: &[Run]) -> anyhow::Result<()> {
             s.changes_found_per_fetch,
             s.fetches,
             s.fetch_rate,
-            s.violations.total()
+            s.violations.total(),
+            run.notified.map(|interval| interval.to_string()).unwrap_or_default()
         )?;
     }
     file.commit()

@@ -135,11 +135,33 @@ fn an_exploration_phase_runs_before_learned_threshold_politely() {
     assert!(fetch_rate > 3.0 && fetch_rate <= 4.0 * 1.02, "fetch rate {fetch_rate} against a budget of 4");
 }
 
+/// `--notify-interval S`: `threshold` hears the reads (its row names the interval), the other
+/// policies ignore them (empty), and the budget and host limits still hold.
+#[test]
+fn notifications_are_named_in_the_summary_for_the_policy_that_hears_them() {
+    let rows = simulate_on_limited_hosts(&[
+        "--budget",
+        "4",
+        "--policy",
+        "threshold,uniform",
+        "--notify-interval",
+        "0.5",
+    ]);
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        assert_eq!(row[12], "0", "politeness violations in {row:?}");
+        let expected = if row[1] == "threshold" { "0.5" } else { "" };
+        assert_eq!(row[13], expected, "{row:?}");
+    }
+    let without = simulate_on_limited_hosts(&["--budget", "4", "--policy", "threshold"]);
+    assert_eq!(without[0][13], "");
+}
+
 #[test]
 fn bad_arguments_name_what_is_wrong_and_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let pages = write(dir.path(), "pages.csv", &pages_csv());
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
         (&["--policy", "best", "--budget", "1"], "unknown policy \"best\""),
         (&["--policy", "uniform", "--budget", "0"], "--budget"),
         (&["--policy", "uniform", "--budget", "1", "--rates", "psychic"], "--rates"),
@@ -148,6 +170,22 @@ fn bad_arguments_name_what_is_wrong_and_write_nothing() {
         (
             &["--policy", "threshold,uniform", "--budget", "1", "--rates", "learned", "--explore", "20"],
             "only `threshold` has an exploration phase",
+        ),
+        (&["--policy", "threshold", "--budget", "1", "--notify-interval", "0"], "--notify-interval"),
+        (
+            &[
+                "--policy",
+                "threshold",
+                "--budget",
+                "1",
+                "--rates",
+                "learned",
+                "--explore",
+                "5",
+                "--notify-interval",
+                "1",
+            ],
+            "not simulated with an exploration phase",
         ),
     ];
     for (extra, expected) in cases {

@@ -81,6 +81,14 @@ pub enum SimError {
     /// An exploration phase was asked for before a policy that has none.
     #[error("an exploration phase (--explore) runs only before `threshold` with learned rates, not `{0}`")]
     ExploreUnsupported(&'static str),
+    /// The interval between change notifications is not finite and positive.
+    #[error("notification interval must be finite and > 0, got {0}")]
+    InvalidNotifyInterval(f64),
+    /// Change notifications asked for with an exploration phase, which does not hear them.
+    #[error(
+        "change notifications (--notify-interval) are not simulated with an exploration phase (--explore)"
+    )]
+    NotifyExplore,
     /// The online scheduler (`threshold`) rejected a page, a host or the budget.
     #[error("scheduler: {0}")]
     Scheduler(#[from] freshet_schedule::online::OnlineError),

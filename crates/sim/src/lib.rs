@@ -16,6 +16,12 @@
 //!   [`Violations`], and a time series. [`simulate_policy`] runs any [`Policy`].
 //! * [`Policy`]: two verbs, `next_fetch(now)` and `observe(outcome)`; see [`policy`] for the
 //!   named policies, politeness and rate learning.
+//! * **Change notifications** ([`Config::notify_interval`], `notify.rs`): every host's pages
+//!   are read every `S` (an honest sitemap's `<lastmod>`s), and a policy that
+//!   [`listens`](Policy::listens) (`threshold`: changed → `mark_stale`, unchanged → a vouch,
+//!   `set_last_fetch` at the read) is told which changed since its last fetch, coherently with
+//!   what its next fetch finds; the others run as without them. With learned rates
+//!   `threshold` learns from the reads, not from the fetches they cause.
 //!
 //! **Event-driven and exact.** The loop has one event per fetch. Poisson pages are not
 //! simulated change by change: at a fetch the first change since the previous fetch is drawn
@@ -41,6 +47,7 @@
 mod error;
 mod metrics;
 mod model;
+mod notify;
 pub mod policy;
 mod politeness;
 mod process;
@@ -51,6 +58,6 @@ mod simulate;
 pub use error::{Result, SimError};
 pub use metrics::{RunSummary, SeriesPoint, Violations};
 pub use model::{ChangeProcess, Config, Host, SimPage};
-pub use policy::{Fetch, Observation, Policy, PolicyKind, RatesMode};
+pub use policy::{Fetch, NextFetch, Observation, Policy, PolicyKind, RatesMode};
 pub use rng::SimRng;
 pub use simulate::{simulate, simulate_policy};

@@ -140,6 +140,11 @@ pub struct Config {
     /// Learned rates: fetches per page in an exploration phase before `threshold` takes over
     /// (0, the default: none; see `policy` module docs, "Exploration phase").
     pub explore_fetches: u32,
+    /// Change notifications: every host's pages are "read" (an honest sitemap's `<lastmod>`s)
+    /// every `S` time units, host `h` first at `frac(h·φ)·S` (`φ` the golden ratio), and a
+    /// policy that listens is told for each page whether it changed since its last fetch
+    /// (`notify.rs`). `None` (the default): no reads.
+    pub notify_interval: Option<f64>,
 }
 
 impl Config {
@@ -155,6 +160,7 @@ impl Config {
             buckets: 100,
             capacity_window: 1.0,
             explore_fetches: 0,
+            notify_interval: None,
         }
     }
 
@@ -202,6 +208,11 @@ impl Config {
                 name: "capacity_window",
                 value: self.capacity_window,
             });
+        }
+        if let Some(interval) = self.notify_interval
+            && !(interval.is_finite() && interval > 0.0)
+        {
+            return Err(SimError::InvalidNotifyInterval(interval));
         }
         for (host, h) in self.hosts.iter().enumerate() {
             if h.capacity.is_nan() || h.capacity <= 0.0 {

@@ -22,6 +22,9 @@
 //! in which case the last change is the first: `Δ − T1`. It is drawn only for pages that
 //! report Last-Modified.
 //!
+//! With change notifications a read may draw `T1` before the fetch, once, and the fetch then
+//! uses it (`notify.rs`, (6)–(8)), so that what the read told and what the fetch finds agree.
+//!
 //! Periodic and bursty pages change rarely between fetches of any sensible policy, so their
 //! change times are generated explicitly, one at a time, and every integral is summed exactly.
 //! All integrals are clipped to the measured window.
@@ -183,7 +186,12 @@ impl PageChanges {
 /// The changes of a Poisson page of rate `rate` in `(t0, t1]`: (1), and (4) integrated.
 #[inline(always)]
 fn poisson_interval(rate: f64, t0: f64, t1: f64, window: &Window, rng: &mut SimRng) -> IntervalChanges {
-    let first = t0 + rng.exponential(rate);
+    poisson_after(rate, t0 + rng.exponential(rate), t1, window)
+}
+
+/// [`poisson_interval`] given the time `first` of the first change after the copy's sync.
+#[inline(always)]
+fn poisson_after(rate: f64, first: f64, t1: f64, window: &Window) -> IntervalChanges {
     if first >= t1 {
         return IntervalChanges { first: f64::INFINITY, pending: 0.0 };
     }
@@ -191,6 +199,61 @@ fn poisson_interval(rate: f64, t0: f64, t1: f64, window: &Window, rng: &mut SimR
     // (4) integrated: ∫_lo^hi 1 + λ(t − first) dt.
     let pending = if hi > lo { (hi - lo) * (1.0 + 0.5 * rate * (hi + lo - 2.0 * first)) } else { 0.0 };
     IntervalChanges { first, pending }
+}
+
+impl PageChanges {
+    /// For a read of the page's host (`notify.rs`): the time of the first change after the
+    /// copy's sync at `t0`, the same one the next fetch will find. An explicit process knows it
+    /// (its next change); a Poisson page's is drawn here, `t0 + Exp(λ)` as (1) would draw it at
+    /// the fetch, unless an earlier read drew it (`*drawn` not NaN), and kept in `*drawn` for
+    /// [`PageChanges::interval_drawn`].
+    pub(crate) fn first_change(&self, t0: f64, drawn: &mut f64, rng: &mut SimRng) -> f64 {
+        let rate = match &self.kind {
+            Kind::Poisson { rate } => *rate,
+            Kind::PoissonLastModified(page) => page.rate,
+            Kind::Explicit(page) => {
+                return match page.process {
+                    Explicit::Periodic { next, .. } | Explicit::Bursty { next, .. } => next,
+                };
+            }
+        };
+        if drawn.is_nan() {
+            *drawn = t0 + rng.exponential(rate);
+        }
+        *drawn
+    }
+
+    /// [`PageChanges::interval`] for a page whose first change after `t0` a read may have
+    /// drawn already ([`PageChanges::first_change`]; NaN: not drawn, then drawn here as
+    /// `interval` draws it, from the same stream, so a run without reads draws the same
+    /// numbers).
+    pub(crate) fn interval_drawn(
+        &mut self,
+        t0: f64,
+        t1: f64,
+        drawn: f64,
+        window: &Window,
+        rng: &mut SimRng,
+    ) -> IntervalChanges {
+        if drawn.is_nan() {
+            return self.interval(t0, t1, window, rng);
+        }
+        match &mut self.kind {
+            Kind::Poisson { rate } => poisson_after(*rate, drawn, t1, window),
+            Kind::PoissonLastModified(page) => {
+                let changes = poisson_after(page.rate, drawn, t1, window);
+                if changes.first.is_finite() {
+                    // (5)
+                    page.last_change = t1 - rng.exponential(page.rate).min(t1 - changes.first);
+                }
+                changes
+            }
+            Kind::Explicit(page) => {
+                let ExplicitPage { process, last_change, .. } = &mut **page;
+                explicit_interval(process, last_change, t1, window, rng)
+            }
+        }
+    }
 }
 
 /// The changes of an explicit process up to `t1`, one at a time; `last_change` follows them.

@@ -3,15 +3,16 @@
 use crate::error::{Result, SimError};
 use crate::metrics::{Accumulator, RunSummary, Violations};
 use crate::model::Config;
+use crate::notify;
 use crate::policy::{Built, Observation, Policy, PolicyKind, RatesMode, build_any};
 use crate::politeness::HostClock;
 use crate::process::{PageChanges, Window};
 use crate::rng::SimRng;
 
 /// Random stream of the change processes.
-const CHANGES_STREAM: u64 = 0;
+pub(crate) const CHANGES_STREAM: u64 = 0;
 /// Random stream handed to the policy.
-const POLICY_STREAM: u64 = 1;
+pub(crate) const POLICY_STREAM: u64 = 1;
 
 /// Runs the named policy on `config` with known or learned rates; same seed, same summary.
 ///
@@ -29,14 +30,33 @@ const POLICY_STREAM: u64 = 1;
 /// ```
 ///
 /// # Errors
-/// An invalid configuration ([`Config::validate`]) or a problem the solver rejects.
+/// An invalid configuration ([`Config::validate`]) or a problem the solver rejects;
+/// [`SimError::NotifyExplore`] for notifications with an exploration phase.
 pub fn simulate(config: &Config, policy: PolicyKind, rates: RatesMode, seed: u64) -> Result<RunSummary> {
     config.validate()?;
+    if config.notify_interval.is_some() && rates == RatesMode::Learned && config.explore_fetches > 0 {
+        return Err(SimError::NotifyExplore);
+    }
     match build_any(config, policy, rates)? {
         // The loop compiled for the carousel: its calls inline, and with known rates observing
         // and probing cost nothing (`BENCHMARKS.md`, "The simulator").
         Built::Carousel(mut carousel) => run(config, carousel.as_mut(), policy.name(), rates.name(), seed),
-        Built::Other(mut built) => run(config, built.as_mut(), policy.name(), rates.name(), seed),
+        Built::Other(mut built) => dispatch(config, built.as_mut(), policy.name(), rates.name(), seed),
+    }
+}
+
+/// The loop with reads (`notify.rs`) for a policy that listens when the configuration has
+/// notifications, else the plain loop.
+fn dispatch(
+    config: &Config,
+    policy: &mut dyn Policy,
+    name: &str,
+    rates: &str,
+    seed: u64,
+) -> Result<RunSummary> {
+    match config.notify_interval {
+        Some(interval) if policy.listens() => notify::run(config, policy, interval, name, rates, seed),
+        _ => run(config, policy, name, rates, seed),
     }
 }
 
@@ -54,7 +74,7 @@ pub fn simulate_policy(
     seed: u64,
 ) -> Result<RunSummary> {
     config.validate()?;
-    run(config, policy, name, rates, seed)
+    dispatch(config, policy, name, rates, seed)
 }
 
 /// What the event loop reads and writes of one page at each of its fetches, in one place

@@ -147,6 +147,38 @@ pub trait Policy {
     fn observes(&self) -> bool {
         true
     }
+    /// Whether the policy hears change notifications ([`crate::Config::notify_interval`]);
+    /// asked once, before the first fetch. The default says `false`: the simulator then runs
+    /// the policy as without notifications, draw for draw.
+    fn listens(&self) -> bool {
+        false
+    }
+    /// A read of the page's host at `now` says whether `page` changed since the policy's last
+    /// fetch of it (honest, and coherent with what the next fetch finds: `notify.rs`). Called
+    /// only on a policy that [`listens`](Policy::listens), between fetches. The default ignores it.
+    fn notified(&mut self, _page: usize, _changed: bool, _now: f64) {}
+    /// For a policy that listens: the next fetch if it comes before `until` (the next read),
+    /// else [`NextFetch::Wait`], so that the simulator delivers the read at `until` and asks
+    /// again. The default asks [`next_fetch`](Policy::next_fetch), which does not stop at
+    /// reads: the reads up to its fetch are then delivered after the decision.
+    fn next_fetch_until(&mut self, now: f64, until: f64, rng: &mut SimRng) -> NextFetch {
+        let _ = until;
+        match self.next_fetch(now, rng) {
+            Some(fetch) => NextFetch::Fetch(fetch),
+            None => NextFetch::Done,
+        }
+    }
+}
+
+/// What [`Policy::next_fetch_until`] answers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NextFetch {
+    /// This fetch, before `until`.
+    Fetch(Fetch),
+    /// Nothing before `until`: deliver the read due then, and ask again.
+    Wait,
+    /// The policy will never fetch again.
+    Done,
 }
 
 /// Where a policy's change rates come from.
@@ -235,6 +267,13 @@ impl PolicyKind {
             Self::ChangesOptimal => "changes-optimal",
             Self::Threshold => "threshold",
         }
+    }
+
+    /// Whether the policy hears change notifications ([`crate::Config::notify_interval`]):
+    /// `threshold` only; the others ignore them and so measure the blind baseline.
+    #[must_use]
+    pub fn listens(self) -> bool {
+        self == Self::Threshold
     }
 
     /// All names, in [`PolicyKind::ALL`] order.
