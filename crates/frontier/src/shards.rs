@@ -167,9 +167,9 @@ pub enum Handover {
         /// Links from a seed (0: a seed the sender was given).
         depth: u32,
     },
-    /// OPIC cash the sender's estimator handed on along a link to `url` (see
-    /// `freshet_rank::opic`, "Across processes"): sent after the commit of the page whose
-    /// fetch moved it, so after the `Link` that named `url`. A crash may lose cash in transit,
+    /// OPIC cash the sender's estimator handed on along links to `url` (see
+    /// `freshet_rank::opic`, "Across processes"): sent after the commit of the pages whose
+    /// fetches moved it, so after the `Link` that named `url`. A crash may lose cash in transit,
     /// as a restart loses the cash held by pages (the estimate loses at most one pass's flow).
     Cash {
         /// The canonical URL of the page the cash is for.

@@ -111,9 +111,9 @@ pub struct CrawlSummary {
     /// URLs other shards handed to this one, read from its inbox (repeats included: the store
     /// admits each URL once, and `discovered` counts it then).
     pub handed_in: u64,
-    /// OPIC cash handovers sent to other shards: a share per link to another shard's page
-    /// from a page fetched with content, and the virtual page's cash kept for the other
-    /// shards' pages (see `crawler::shards`).
+    /// OPIC cash handovers sent to other shards: each second's shares for each of their
+    /// pages that links from pages fetched here lead to, summed, and the virtual page's cash
+    /// kept for their pages (see `crawler::shards`).
     pub cash_handed_over: u64,
     /// OPIC cash handovers read from this shard's inbox.
     pub cash_handed_in: u64,

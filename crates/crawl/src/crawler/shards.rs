@@ -10,8 +10,9 @@
 //! - The crawl loop reads this shard's inbox every [`INBOX_POLL`] seconds, discovers what it
 //!   holds as links, commits, and only then takes it out.
 //! - OPIC's cash crosses too (`freshet_rank::opic`, "Across processes"): a fetched page's
-//!   links to other shards' pages take their shares of its cash, sent as cash handovers after
-//!   the commit of that page, and credited by the receiver to the page of that URL. A 304
+//!   links to other shards' pages take their shares of its cash, summed by page and sent as
+//!   cash handovers every [`CASH_FLUSH`] seconds (and when the shard goes idle or leaves), and
+//!   credited by the receiver to the page of that URL. A 304
 //!   reuses the page's links within the shard but not its links' URLs elsewhere (not kept):
 //!   their shares stay in the shard, spread evenly (through the virtual page). The virtual
 //!   page is the whole crawl's: each shard hands out `1/N` of its cash at home and sends the
@@ -36,6 +37,11 @@ use crate::error::Result;
 /// How often (seconds) a shard reads its inbox, and an idle shard asks whether the crawl is
 /// over.
 pub(crate) const INBOX_POLL: f64 = 0.1;
+
+/// How often (seconds) the OPIC cash gathered for other shards is sent: summed by page over
+/// that time (a site's navigation links the same pages from every page), since cash may arrive
+/// late (`freshet_rank::opic`, "Across processes") where a URL may not.
+const CASH_FLUSH: f64 = 1.0;
 
 /// The most inbox entries read and committed at once.
 const INBOX_BATCH: usize = 1024;
@@ -64,6 +70,12 @@ pub(crate) struct Shards {
     foreign_counts: HashMap<u32, usize>,
     /// Whether the crawl's importance is OPIC (the only estimator whose cash crosses).
     opic: bool,
+    /// OPIC cash for each other shard's pages, by URL, gathered since the last flush.
+    cash: Vec<HashMap<String, f64>>,
+    /// OPIC's virtual-page cash kept for the other shards, gathered since the last flush.
+    teleport: f64,
+    /// When the gathered cash is sent next (Unix seconds).
+    next_cash_flush: f64,
 }
 
 /// A fetched page's links to other shards' pages, for its OPIC shares.
@@ -100,6 +112,9 @@ impl Shards {
             foreign_links: HashMap::new(),
             foreign_counts: HashMap::new(),
             opic,
+            cash: vec![HashMap::new(); count],
+            teleport: 0.0,
+            next_cash_flush: 0.0,
         }
     }
 }
@@ -166,8 +181,7 @@ impl Crawler {
             ForeignLinks::Found(links) => {
                 let Some(shards) = &mut self.shards else { return };
                 for (owner, url) in links {
-                    shards.outgoing[owner as usize].push(Handover::Cash { url, cash: share });
-                    shards.outgoing_len += 1;
+                    *shards.cash[owner as usize].entry(url).or_default() += share;
                 }
             }
         }
@@ -175,15 +189,30 @@ impl Crawler {
 
     /// Sends what was handed over since the last call (before the commit of what found it).
     pub(crate) fn send_handovers(&mut self) -> Result<()> {
+        self.send_handovers_and_cash(false)
+    }
+
+    /// [`Crawler::send_handovers`], with the OPIC cash gathered for other shards if it is time
+    /// ([`CASH_FLUSH`]) or `flush_cash` (this shard goes idle or leaves).
+    pub(crate) fn send_handovers_and_cash(&mut self, flush_cash: bool) -> Result<()> {
         let Some(shards) = &mut self.shards else { return Ok(()) };
-        // OPIC's virtual page kept a share for the other shards' pages: equal parts.
-        let teleport = self.weights.take_teleport_export();
-        if teleport > 0.0 {
+        shards.teleport += self.weights.take_teleport_export();
+        let now = super::unix_now();
+        if flush_cash || now >= shards.next_cash_flush {
+            shards.next_cash_flush = now + CASH_FLUSH;
             let plan = shards.exchange.plan();
-            let share = teleport / f64::from(plan.count() - 1);
+            // OPIC's virtual page kept a share for the other shards' pages: equal parts.
+            let teleport = std::mem::take(&mut shards.teleport);
             for shard in (0..plan.count()).filter(|&shard| shard != plan.index()) {
-                shards.outgoing[shard as usize].push(Handover::Teleport { cash: share });
-                shards.outgoing_len += 1;
+                let outgoing = &mut shards.outgoing[shard as usize];
+                let before = outgoing.len();
+                if teleport > 0.0 {
+                    outgoing.push(Handover::Teleport { cash: teleport / f64::from(plan.count() - 1) });
+                }
+                outgoing.extend(
+                    shards.cash[shard as usize].drain().map(|(url, cash)| Handover::Cash { url, cash }),
+                );
+                shards.outgoing_len += outgoing.len() - before;
             }
         }
         if shards.outgoing_len == 0 {
@@ -270,7 +299,7 @@ impl Crawler {
         if self.shards.is_none() {
             return Ok(true);
         }
-        self.send_handovers()?;
+        self.send_handovers_and_cash(true)?;
         let Some(shards) = &mut self.shards else { return Ok(true) };
         shards.exchange.say(true, false)?;
         let over = shards.exchange.crawl_is_over()?;
@@ -291,6 +320,9 @@ impl Crawler {
     /// Says this shard left the crawl (its run ended): it takes nothing more, and what is sent
     /// to it waits for a resume.
     pub(crate) fn say_left(&mut self) -> Result<()> {
+        if self.shards.is_some() {
+            self.send_handovers_and_cash(true)?;
+        }
         match &mut self.shards {
             Some(shards) => Ok(shards.exchange.say(true, true)?),
             None => Ok(()),
