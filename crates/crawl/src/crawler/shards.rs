@@ -12,8 +12,8 @@
 //! - OPIC's cash crosses too (`freshet_rank::opic`, "Across processes"): a fetched page's
 //!   links to other shards' pages take their shares of its cash, summed by page and sent as
 //!   cash handovers every [`CASH_FLUSH`] seconds (and when the shard goes idle or leaves), and
-//!   credited by the receiver to the page of that URL. A 304
-//!   reuses the page's links within the shard but not its links' URLs elsewhere (not kept):
+//!   credited by the receiver to the page of that URL. A 304 reuses the page's links within
+//!   the shard but not its links' URLs elsewhere (not kept; their count is, 2 bytes a page):
 //!   their shares stay in the shard, spread evenly (through the virtual page). The virtual
 //!   page is the whole crawl's: each shard hands out `1/N` of its cash at home and sends the
 //!   rest to the others in equal parts (shards hold about as many pages each).
@@ -66,8 +66,9 @@ pub(crate) struct Shards {
     /// Each page fetched since the last commit: its distinct links to other shards' pages
     /// (their shard and URL), for its OPIC shares.
     foreign_links: HashMap<u32, Vec<(u32, String)>>,
-    /// Each page's count of such links at its last fetch with content, for a 304's shares.
-    foreign_counts: HashMap<u32, usize>,
+    /// Each page's count of such links at its last fetch with content (by page id, saturating
+    /// at `u16::MAX`), for a 304's shares.
+    foreign_counts: Vec<u16>,
     /// Whether the crawl's importance is OPIC (the only estimator whose cash crosses).
     opic: bool,
     /// OPIC cash for each other shard's pages, by URL, gathered since the last flush.
@@ -110,7 +111,7 @@ impl Shards {
             next_poll: 0.0,
             waiting: false,
             foreign_links: HashMap::new(),
-            foreign_counts: HashMap::new(),
+            foreign_counts: Vec::new(),
             opic,
             cash: vec![HashMap::new(); count],
             teleport: 0.0,
@@ -151,22 +152,22 @@ impl Crawler {
     /// (`cached`), as many as its last fetch with content found.
     pub(crate) fn take_foreign_links(&mut self, page: PageId, cached: bool) -> ForeignLinks {
         let Some(shards) = &mut self.shards else { return ForeignLinks::None };
+        let index = page.0 as usize;
         if cached {
-            return shards
-                .foreign_counts
-                .get(&page.0)
-                .map_or(ForeignLinks::None, |&count| ForeignLinks::Counted(count));
+            return match shards.foreign_counts.get(index) {
+                Some(&count) if count > 0 => ForeignLinks::Counted(usize::from(count)),
+                _ => ForeignLinks::None,
+            };
         }
-        match shards.foreign_links.remove(&page.0) {
-            Some(links) => {
-                shards.foreign_counts.insert(page.0, links.len());
-                ForeignLinks::Found(links)
-            }
-            None => {
-                shards.foreign_counts.remove(&page.0);
-                ForeignLinks::None
-            }
+        let links = shards.foreign_links.remove(&page.0);
+        let count = links.as_ref().map_or(0, Vec::len);
+        if count > 0 && shards.foreign_counts.len() <= index {
+            shards.foreign_counts.resize(index + 1, 0);
         }
+        if let Some(slot) = shards.foreign_counts.get_mut(index) {
+            *slot = u16::try_from(count).unwrap_or(u16::MAX);
+        }
+        links.map_or(ForeignLinks::None, ForeignLinks::Found)
     }
 
     /// Hands `share` of OPIC cash along each of `links` to its shard (sent at the next
