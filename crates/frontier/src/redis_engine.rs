@@ -404,8 +404,21 @@ impl RedisStore {
     /// [`StoreError::Engine`] if the server fails; then nothing was deleted.
     pub fn destroy(self) -> Result<()> {
         let keys = &self.keys;
-        let names =
-            [&keys.meta, &keys.urls, &keys.pages, &keys.host_keys, &keys.hosts, &keys.in_flight, &keys.owner];
+        // A shard's inbox and state live under its prefix too (`crate::shards`): a crawl
+        // started again under it must not read the old crawl's handovers or its shards' verdicts.
+        let prefix = &self.options.prefix;
+        let (inbox, shard) = (format!("{{{prefix}}}:inbox"), format!("{{{prefix}}}:shard"));
+        let names = [
+            &keys.meta,
+            &keys.urls,
+            &keys.pages,
+            &keys.host_keys,
+            &keys.hosts,
+            &keys.in_flight,
+            &keys.owner,
+            &inbox,
+            &shard,
+        ];
         let mut connection = self.connection.borrow_mut();
         redis::cmd("DEL").arg(&names).query::<()>(&mut *connection).map_err(engine("delete the store"))
     }

@@ -130,3 +130,23 @@ fn a_shard_holds_a_connection_per_node_of_a_cluster() {
     assert!(!shards[0].crawl_is_over().unwrap());
     assert_eq!(shards[0].connection_count(), 3);
 }
+
+/// Destroying a shard's frontier takes its inbox and state with it: a crawl started again
+/// under the prefix reads neither the old handovers nor the old shards' verdicts.
+#[test]
+fn destroying_a_shards_store_takes_its_inbox_and_state() {
+    let server = RedisServer::start();
+    let mut shards = exchanges(&server, 2);
+    let prefix = ShardPlan::new(0, 2).unwrap().prefix("crawl");
+    shards[1].send(&mut [vec![handover("http://a.test/", 1)], Vec::new()]).unwrap();
+    shards[0].say(true, true).unwrap();
+    let store = freshet_frontier::RedisStore::open(freshet_frontier::RedisOptions {
+        prefix: prefix.clone(),
+        ..freshet_frontier::RedisOptions::new(server.url.clone())
+    })
+    .unwrap();
+    store.destroy().unwrap();
+    let mut connection = server.connect().unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS").arg(format!("{{{prefix}}}:*")).query(&mut connection).unwrap();
+    assert!(keys.is_empty(), "{keys:?}");
+}
