@@ -73,8 +73,9 @@ one_set() {
 one_set fig1-uniform crates/sim/tests/data/azar-fig1-uniform.csv "" 1000 100 2000 1
 one_set capped-1e4 "$runs/capped-pages.csv" "$runs/capped-hosts.csv" 10000 1000 200 0
 one_set fig1-uniform-50-hosts "$runs/fig1-50-pages.csv" "$runs/fig1-50-hosts.csv" 1000 100 2000 0
-# Where the budget goes unspent: threshold, known rates, Fig. 1 set, seed 1, reads every
-# S = 0.05 to 0.7 refresh intervals, to docs/notify/fine.csv.
+# Where the budget went unspent with the default bucket (it is spent now): threshold, known
+# rates, Fig. 1 set, seed 1, reads every S = 0.05 to 0.7 refresh intervals, to
+# docs/notify/fine.csv.
 fine=docs/notify/fine.csv
 echo "notify_interval,notify_over_refresh,weighted_freshness,changes_found_per_fetch,fetches,budgeted_fetches" > "$fine"
 for interval in 0.5 1 1.5 2 2.5 3 3.5 4 4.5 5 6 7; do
