@@ -21,7 +21,9 @@
 //!   [`listens`](Policy::listens) (`threshold`: changed → `mark_stale`, unchanged → a vouch,
 //!   `set_last_fetch` at the read) is told which changed since its last fetch, coherently with
 //!   what its next fetch finds; the others run as without them. With learned rates
-//!   `threshold` learns from the reads, not from the fetches they cause.
+//!   `threshold` learns from the reads, not from the fetches they cause. `threshold`'s budget
+//!   bucket holds one read interval's budget then, so that a read's burst of stale pages
+//!   spends what went unused since the previous read (`policy/threshold.rs`).
 //!
 //! **Event-driven and exact.** The loop has one event per fetch. Poisson pages are not
 //! simulated change by change: at a fetch the first change since the previous fetch is drawn
