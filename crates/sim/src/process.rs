@@ -165,31 +165,13 @@ impl PageChanges {
         window: &Window,
         rng: &mut SimRng,
     ) -> IntervalChanges {
-        match &mut self.kind {
-            Kind::Poisson { rate } => poisson_interval(*rate, t0, t1, window, rng),
-            Kind::PoissonLastModified(page) => {
-                let changes = poisson_interval(page.rate, t0, t1, window, rng);
-                if changes.first.is_finite() {
-                    // (5)
-                    page.last_change = t1 - rng.exponential(page.rate).min(t1 - changes.first);
-                }
-                changes
-            }
-            Kind::Explicit(page) => {
-                let ExplicitPage { process, last_change, .. } = &mut **page;
-                explicit_interval(process, last_change, t1, window, rng)
-            }
-        }
+        // NaN: nothing drawn yet (a constant once inlined, so the check folds away).
+        self.interval_drawn(t0, t1, f64::NAN, window, rng)
     }
 }
 
-/// The changes of a Poisson page of rate `rate` in `(t0, t1]`: (1), and (4) integrated.
-#[inline(always)]
-fn poisson_interval(rate: f64, t0: f64, t1: f64, window: &Window, rng: &mut SimRng) -> IntervalChanges {
-    poisson_after(rate, t0 + rng.exponential(rate), t1, window)
-}
-
-/// [`poisson_interval`] given the time `first` of the first change after the copy's sync.
+/// The changes of a Poisson page of rate `rate` in `(t0, t1]`, (4) integrated, given the time
+/// `first` of the first change after the copy's sync at `t0` ((1): `t0 + Exp(rate)`).
 #[inline(always)]
 fn poisson_after(rate: f64, first: f64, t1: f64, window: &Window) -> IntervalChanges {
     if first >= t1 {
@@ -227,6 +209,7 @@ impl PageChanges {
     /// drawn already ([`PageChanges::first_change`]; NaN: not drawn, then drawn here as
     /// `interval` draws it, from the same stream, so a run without reads draws the same
     /// numbers).
+    #[inline(always)]
     pub(crate) fn interval_drawn(
         &mut self,
         t0: f64,
@@ -235,13 +218,13 @@ impl PageChanges {
         window: &Window,
         rng: &mut SimRng,
     ) -> IntervalChanges {
-        if drawn.is_nan() {
-            return self.interval(t0, t1, window, rng);
-        }
+        // (1), unless a read drew the first change already.
+        let first =
+            |rate: f64, rng: &mut SimRng| if drawn.is_nan() { t0 + rng.exponential(rate) } else { drawn };
         match &mut self.kind {
-            Kind::Poisson { rate } => poisson_after(*rate, drawn, t1, window),
+            Kind::Poisson { rate } => poisson_after(*rate, first(*rate, rng), t1, window),
             Kind::PoissonLastModified(page) => {
-                let changes = poisson_after(page.rate, drawn, t1, window);
+                let changes = poisson_after(page.rate, first(page.rate, rng), t1, window);
                 if changes.first.is_finite() {
                     // (5)
                     page.last_change = t1 - rng.exponential(page.rate).min(t1 - changes.first);
