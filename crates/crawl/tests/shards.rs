@@ -57,16 +57,28 @@ fn allowed_pages(web: &TestWeb) -> HashSet<(String, String)> {
         .collect()
 }
 
-/// Every allowed page fetched, nothing else (the differences named, not the sets).
-fn assert_same_pages(fetched: &HashSet<(String, String)>, allowed: &HashSet<(String, String)>) {
-    let missing: Vec<_> = allowed.difference(fetched).take(10).collect();
-    let extra: Vec<_> = fetched.difference(allowed).take(10).collect();
+/// The server saw every allowed page requested exactly once and no other page (the
+/// differences named, not the sets); returns the pages requested.
+fn assert_every_allowed_page_once(web: &TestWeb) -> HashSet<(String, String)> {
+    let requests: Vec<(String, String)> = web
+        .log()
+        .entries()
+        .iter()
+        .filter(|entry| is_page(entry))
+        .map(|entry| (entry.host.clone(), entry.path.clone()))
+        .collect();
+    let fetched: HashSet<_> = requests.iter().cloned().collect();
+    assert_eq!(requests.len(), fetched.len(), "a page was fetched twice");
+    let allowed = allowed_pages(web);
+    let missing: Vec<_> = allowed.difference(&fetched).take(10).collect();
+    let extra: Vec<_> = fetched.difference(&allowed).take(10).collect();
     assert!(
         missing.is_empty() && extra.is_empty(),
         "{} of {} allowed pages not fetched, e.g. {missing:?}; fetched beyond them: {extra:?}",
-        allowed.difference(fetched).count(),
+        allowed.difference(&fetched).count(),
         allowed.len()
     );
+    fetched
 }
 
 fn is_page(entry: &LogEntry) -> bool {
@@ -129,14 +141,7 @@ async fn three_shards_crawl_the_web_once(redis_url: &str) {
     assert_eq!(bad[0].url, "http://[oops/");
 
     let log = web.log().entries();
-    let requests: Vec<(String, String)> = log
-        .iter()
-        .filter(|entry| is_page(entry))
-        .map(|entry| (entry.host.clone(), entry.path.clone()))
-        .collect();
-    let unique: HashSet<_> = requests.iter().cloned().collect();
-    assert_eq!(requests.len(), unique.len(), "a page was fetched twice");
-    assert_same_pages(&unique, &allowed_pages(&web));
+    let unique = assert_every_allowed_page_once(&web);
     let robots: Vec<&str> =
         log.iter().filter(|entry| entry.path == "/robots.txt").map(|entry| entry.host.as_str()).collect();
     assert_eq!(robots.len(), hosts.len(), "one robots.txt a host, by its one owner: {robots:?}");
@@ -238,16 +243,7 @@ async fn a_shard_that_stops_early_leaves_and_the_others_end() {
     resumed.resume = true;
     let summary = Crawler::open(resumed).unwrap().run(std::future::pending()).await.unwrap();
     assert_eq!(summary.stopped, StopReason::Done);
-    let requests: Vec<(String, String)> = web
-        .log()
-        .entries()
-        .iter()
-        .filter(|entry| is_page(entry))
-        .map(|entry| (entry.host.clone(), entry.path.clone()))
-        .collect();
-    let unique: HashSet<_> = requests.iter().cloned().collect();
-    assert_eq!(requests.len(), unique.len(), "a page was fetched twice");
-    assert_same_pages(&unique, &allowed_pages(&web));
+    assert_every_allowed_page_once(&web);
 }
 
 /// A shard whose others never start fetches its own part, then waits for them (the crawl is

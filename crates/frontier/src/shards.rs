@@ -274,6 +274,23 @@ impl std::fmt::Debug for ShardExchange {
     }
 }
 
+/// Adds to `pipe` the writes that say a shard's state, `idle` and `left`, in its state hash
+/// `state`, with `version` bumped (every change a termination test must see).
+fn said<'p>(pipe: &'p mut redis::Pipeline, state: &str, idle: bool, left: bool) -> &'p mut redis::Pipeline {
+    pipe.cmd("HSET")
+        .arg(state)
+        .arg("idle")
+        .arg(u8::from(idle))
+        .arg("left")
+        .arg(u8::from(left))
+        .ignore()
+        .cmd("HINCRBY")
+        .arg(state)
+        .arg("version")
+        .arg(1)
+        .ignore()
+}
+
 /// Wraps a Redis error as [`StoreError::Engine`].
 fn engine(action: &'static str) -> impl FnOnce(redis::RedisError) -> StoreError {
     move |error| StoreError::Engine { engine: "redis", action, source: Box::new(error) }
@@ -431,26 +448,9 @@ impl ShardExchange {
         self.with_connection(
             self.plan.index,
             |connection| {
-                redis::pipe()
-                    .atomic()
-                    .cmd("LTRIM")
-                    .arg(&inbox)
-                    .arg(count)
-                    .arg(-1)
-                    .ignore()
-                    .cmd("HSET")
-                    .arg(&state)
-                    .arg("idle")
-                    .arg(0)
-                    .arg("left")
-                    .arg(0)
-                    .ignore()
-                    .cmd("HINCRBY")
-                    .arg(&state)
-                    .arg("version")
-                    .arg(1)
-                    .ignore()
-                    .query::<()>(connection)
+                let mut pipe = redis::pipe();
+                pipe.atomic().cmd("LTRIM").arg(&inbox).arg(count).arg(-1).ignore();
+                said(&mut pipe, &state, false, false).query::<()>(connection)
             },
             "take entries from this shard's inbox",
         )?;
@@ -471,23 +471,7 @@ impl ShardExchange {
         let state = self.state_key(self.plan.index);
         self.with_connection(
             self.plan.index,
-            |connection| {
-                redis::pipe()
-                    .atomic()
-                    .cmd("HSET")
-                    .arg(&state)
-                    .arg("idle")
-                    .arg(u8::from(idle))
-                    .arg("left")
-                    .arg(u8::from(left))
-                    .ignore()
-                    .cmd("HINCRBY")
-                    .arg(&state)
-                    .arg("version")
-                    .arg(1)
-                    .ignore()
-                    .query::<()>(connection)
-            },
+            |connection| said(redis::pipe().atomic(), &state, idle, left).query::<()>(connection),
             "say this shard's state",
         )?;
         self.said = Some((idle, left));

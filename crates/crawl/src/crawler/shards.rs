@@ -56,7 +56,6 @@ pub(crate) struct Shards {
     exchange: ShardExchange,
     /// URLs for each shard, sent at the next [`Crawler::settle`].
     outgoing: Vec<Vec<Handover>>,
-    outgoing_len: usize,
     /// Fingerprints of the URLs sent lately (see [`RECENTLY_SENT`]).
     recently_sent: HashSet<u64>,
     /// When the inbox is read next (Unix seconds).
@@ -106,7 +105,6 @@ impl Shards {
         Self {
             exchange,
             outgoing: vec![Vec::new(); count],
-            outgoing_len: 0,
             recently_sent: HashSet::new(),
             next_poll: 0.0,
             waiting: false,
@@ -135,7 +133,6 @@ impl Crawler {
         }
         if shards.recently_sent.insert(freshet_frontier::url_fingerprint(url.as_str())) {
             shards.outgoing[owner as usize].push(Handover::Link { url: url.as_str().to_owned(), depth });
-            shards.outgoing_len += 1;
         }
         if shards.opic
             && let Some(page) = from
@@ -206,22 +203,19 @@ impl Crawler {
             let teleport = std::mem::take(&mut shards.teleport);
             for shard in (0..plan.count()).filter(|&shard| shard != plan.index()) {
                 let outgoing = &mut shards.outgoing[shard as usize];
-                let before = outgoing.len();
                 if teleport > 0.0 {
                     outgoing.push(Handover::Teleport { cash: teleport / f64::from(plan.count() - 1) });
                 }
                 outgoing.extend(
                     shards.cash[shard as usize].drain().map(|(url, cash)| Handover::Cash { url, cash }),
                 );
-                shards.outgoing_len += outgoing.len() - before;
             }
         }
-        if shards.outgoing_len == 0 {
+        if shards.outgoing.iter().all(Vec::is_empty) {
             return Ok(());
         }
         let links: usize = shards.outgoing.iter().flatten().filter(|entry| entry.is_link()).count();
         let sent = shards.exchange.send(&mut shards.outgoing)?;
-        shards.outgoing_len = 0;
         self.summary.handed_over += links as u64;
         self.summary.cash_handed_over += sent - links as u64;
         Ok(())
