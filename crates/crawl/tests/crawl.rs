@@ -18,7 +18,6 @@ use freshet_frontier::FrontierStore as _;
 use freshet_testweb::{
     LogEntry, Misbehaviour, MisbehaviourSettings, ServerConfig, SystemClock, TestWeb, Web, WebConfig,
 };
-use freshet_url::Scope;
 use freshet_warc::WarcReader;
 
 const DELAY: Duration = Duration::from_millis(50);
@@ -30,16 +29,7 @@ async fn testweb(hosts: u32, pages: u32) -> TestWeb {
 }
 
 fn config(web: &TestWeb, data: &Path) -> CrawlConfig {
-    let mut config = CrawlConfig::new(data);
-    config.seeds = vec![freshet_url::canonicalize(&web.url("h0.web.test", "/")).unwrap()];
-    config.scope = Scope::Domain;
-    config.delay = DELAY;
-    config.revisit = Revisit::Once;
-    config.fetch.allow_private = true;
-    config.fetch.user_agent = "freshet-test/0.1".into();
-    config.fetch.resolve =
-        web.host_names().into_iter().map(|host| (host, IpAddr::V4(Ipv4Addr::LOCALHOST))).collect();
-    config
+    common::testweb_config(web, data, DELAY)
 }
 
 /// The pages robots.txt allows, as `(host, path)`: the truth a full crawl must match.

@@ -21,7 +21,6 @@ use freshet_frontier::FrontierStore as _;
 use freshet_testweb::{
     LogEntry, Misbehaviour, MisbehaviourSettings, ServerConfig, SystemClock, TestWeb, Web, WebConfig,
 };
-use freshet_url::Scope;
 use freshet_warc::WarcReader;
 
 /// The tests of this file run one at a time: the memory check reads the process's peak
@@ -46,17 +45,9 @@ async fn start_web(pages: u32, misbehave: Vec<Misbehaviour>, settings: Misbehavi
 /// A one-pass crawl from `h0.web.test/` (whose root links every misbehaving host) over the
 /// test domain, with short timeouts and a short robots.txt retry.
 fn config(web: &TestWeb, data: &Path, delay: Duration) -> CrawlConfig {
-    let mut config = CrawlConfig::new(data);
-    config.seeds = vec![freshet_url::canonicalize(&web.url("h0.web.test", "/")).unwrap()];
-    config.scope = Scope::Domain;
-    config.delay = delay;
-    config.revisit = Revisit::Once;
-    config.fetch.allow_private = true;
-    config.fetch.user_agent = "freshet-test/0.1".into();
+    let mut config = common::testweb_config(web, data, delay);
     config.fetch.first_byte_timeout = FIRST_BYTE_TIMEOUT;
     config.fetch.total_timeout = TOTAL_TIMEOUT;
-    config.fetch.resolve =
-        web.host_names().into_iter().map(|host| (host, IpAddr::V4(Ipv4Addr::LOCALHOST))).collect();
     config.robots_cache.retry = 0.3;
     config
 }

@@ -34,15 +34,7 @@ async fn testweb(hosts: u32, pages: u32) -> TestWeb {
 
 /// Shard `index` of the crawl of `web` from h0's home page, its frontier in `redis_url`.
 fn config(web: &TestWeb, data: &Path, redis_url: &str, index: u32) -> CrawlConfig {
-    let mut config = CrawlConfig::new(data);
-    config.seeds = vec![freshet_url::canonicalize(&web.url("h0.web.test", "/")).unwrap()];
-    config.scope = Scope::Domain;
-    config.delay = DELAY;
-    config.revisit = Revisit::Once;
-    config.fetch.allow_private = true;
-    config.fetch.user_agent = "freshet-test/0.1".into();
-    config.fetch.resolve =
-        web.host_names().into_iter().map(|host| (host, IpAddr::V4(Ipv4Addr::LOCALHOST))).collect();
+    let mut config = common::testweb_config(web, data, DELAY);
     config.store = StoreEngine::Redis(RedisOptions { prefix: "web".into(), ..RedisOptions::new(redis_url) });
     config.shard = Some(ShardPlan::new(index, SHARDS).unwrap());
     config

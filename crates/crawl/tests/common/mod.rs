@@ -52,6 +52,22 @@ pub(crate) fn one_pass_config(data: &Path, seeds: &[String]) -> CrawlConfig {
     config
 }
 
+/// A one-pass crawl of the test web `web` from `h0.web.test/` over its domain (every name sent
+/// to 127.0.0.1), `delay` between a host's requests: the setup of the tests against testweb.
+#[allow(dead_code)]
+pub(crate) fn testweb_config(web: &freshet_testweb::TestWeb, data: &Path, delay: Duration) -> CrawlConfig {
+    let mut config = CrawlConfig::new(data);
+    config.seeds = vec![freshet_url::canonicalize(&web.url("h0.web.test", "/")).unwrap()];
+    config.scope = freshet_url::Scope::Domain;
+    config.delay = delay;
+    config.revisit = Revisit::Once;
+    config.fetch.allow_private = true;
+    config.fetch.user_agent = "freshet-test/0.1".into();
+    config.fetch.resolve =
+        web.host_names().into_iter().map(|host| (host, IpAddr::V4(Ipv4Addr::LOCALHOST))).collect();
+    config
+}
+
 /// Runs a crawl for `seconds` and stops it: a revisiting crawl does not end by itself.
 #[allow(dead_code)]
 pub(crate) async fn crawl_for(config: CrawlConfig, seconds: f64) -> CrawlSummary {
