@@ -557,9 +557,10 @@ async fn a_seeded_host_is_crawled_beyond_the_hosts_per_domain_limit() {
     // Both hosts' pages: the seed's root and its five, with the robots.txt of each.
     let seeded_pages = page_requests(&web.log().entries(), |host| host == seeded);
     assert_eq!(seeded_pages.len(), 6, "{seeded_pages:?}");
-    // The domain is full from the start (two seeded hosts, a limit of 1): the links to other
-    // hosts of the trap (the seeded host's children, and its bare name, which h0 links) are
-    // refused before the store, with one line for the run, on whichever came first.
+    // The domain is full from the start (two seeded hosts, a limit of 1): the links to its
+    // other hosts (the seeded host's children, the trap's bare name and h1, which h0 links)
+    // are refused before the store, with one line for the run, on whichever came first (which
+    // one depends on the order the two hosts' pages were fetched in).
     let lines = read_log(data.path());
     let children: Vec<String> =
         [1999, 2000].iter().map(|&child| web.url(&Misbehaviour::wildcard_host_name(child), "/")).collect();
@@ -567,7 +568,7 @@ async fn a_seeded_host_is_crawled_beyond_the_hosts_per_domain_limit() {
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert_eq!(refused[0].kind, LogKind::Skipped);
     let host = freshet_url::Url::parse(&refused[0].url).unwrap().host_str().unwrap().to_owned();
-    assert_eq!(Misbehaviour::from_host(&host), Some(WildcardDns), "{refused:?}");
+    assert!(host == "h1.web.test" || Misbehaviour::from_host(&host) == Some(WildcardDns), "{refused:?}");
     assert!(!hosts.contains(&host), "{refused:?}");
     assert!(summary.over_domain_quota >= 2, "{summary:?}");
     let store = freshet_frontier::RedbStore::open(data.path().join("frontier.redb")).unwrap();
