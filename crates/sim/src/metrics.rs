@@ -71,11 +71,30 @@ pub struct RunSummary {
     pub series: Vec<SeriesPoint>,
 }
 
+/// What the copies that turn fresh or stale within one bucket add to the time series.
+///
+/// A copy fresh from `a` to `b` adds to bucket `k` its weight times the overlap of `[a, b)`
+/// with the bucket. Written as a ramp that starts at `a` less one that starts at `b`, each
+/// turn touches only its own bucket: the turn at `t` changes the weight fresh from the next
+/// bucket on by `±w` (`net`) and adds `±w·(end − t)` to its own (`inside`);
+/// [`Accumulator::finish`] sums the `net`s into the weight fresh at each bucket's start. A
+/// fetch that finds no change turns nothing (the copy stays fresh through it), and one that
+/// finds a change turns its copy stale at the change and fresh at the fetch: no bucket
+/// between is touched, and at 10^5 pages, where a page's interval spans several buckets,
+/// working out the overlaps took 12% of the simulator's time (`BENCHMARKS.md`, "The
+/// simulator").
+#[derive(Debug, Clone, Copy, Default)]
+struct Turns {
+    /// The weight that turned fresh in the bucket, less the weight that turned stale.
+    net: f64,
+    /// `Σ ±w·(end − t)` over those turns at `t`, `end` the bucket's end: their share of it.
+    inside: f64,
+}
+
 /// Running integrals of one run.
 #[derive(Debug, Clone)]
 pub(crate) struct Accumulator {
     window: Window,
-    horizon: f64,
     bucket_length: f64,
     fresh: f64,
     age: f64,
@@ -83,16 +102,10 @@ pub(crate) struct Accumulator {
     fetches: u64,
     measured_fetches: u64,
     changed_fetches: u64,
-    bucket_fresh: Vec<f64>,
-    /// The weight fresh over the whole of each bucket, as differences: an interval that covers
-    /// buckets `a+1 .. b−1` whole adds its weight at `a+1` and takes it off at `b`, and
-    /// [`Accumulator::finish`] sums the differences and adds `weight × length` per bucket. At
-    /// 10^5 pages an interval spans several buckets, and the loop that added to each of them
-    /// took 9% of the simulator's time (`BENCHMARKS.md`, "The simulator"). (`b` is at most the
-    /// last bucket: an interval ends in a bucket, so one entry per bucket suffices.)
-    bucket_whole_weight: Vec<f64>,
+    /// The turns of each bucket (see [`Turns`]).
+    bucket_turns: Vec<Turns>,
     bucket_fetches: Vec<u64>,
-    /// `(start, end)` of each bucket, as [`Accumulator::finish`] computes them.
+    /// `(start, end)` of each bucket, as [`Accumulator::finish`] reports them.
     bucket_bounds: Vec<(f64, f64)>,
     /// The bucket of the latest fetch, and the times `[current_start, current_end)` that
     /// [`Accumulator::bucket`] maps to it, exactly: fetch times only grow, so most intervals
@@ -103,11 +116,12 @@ pub(crate) struct Accumulator {
 }
 
 impl Accumulator {
-    pub(crate) fn new(window: Window, horizon: f64, buckets: usize) -> Self {
+    /// The integrals of a run whose pages, of total weight `total_weight`, are all fresh at
+    /// time 0 (the copies the crawl starts from).
+    pub(crate) fn new(window: Window, horizon: f64, buckets: usize, total_weight: f64) -> Self {
         let bucket_length = horizon / buckets as f64;
-        Self {
+        let mut accumulator = Self {
             window,
-            horizon,
             bucket_length,
             fresh: 0.0,
             age: 0.0,
@@ -115,8 +129,7 @@ impl Accumulator {
             fetches: 0,
             measured_fetches: 0,
             changed_fetches: 0,
-            bucket_fresh: vec![0.0; buckets],
-            bucket_whole_weight: vec![0.0; buckets],
+            bucket_turns: vec![Turns::default(); buckets],
             bucket_fetches: vec![0; buckets],
             bucket_bounds: (0..buckets)
                 .map(|bucket| {
@@ -127,11 +140,13 @@ impl Accumulator {
             current: 0,
             current_start: 0.0,
             current_end: 0.0,
-        }
+        };
+        accumulator.turn(0, total_weight, 0.0);
+        accumulator
     }
 
     fn bucket(&self, t: f64) -> usize {
-        ((t / self.bucket_length) as usize).min(self.bucket_fresh.len() - 1)
+        ((t / self.bucket_length) as usize).min(self.bucket_turns.len() - 1)
     }
 
     /// The smallest time that [`Accumulator::bucket`] maps to `bucket` or later (`bucket ≥ 1`):
@@ -170,7 +185,7 @@ impl Accumulator {
         let bucket = self.bucket(t);
         self.current = bucket;
         self.current_start = if bucket == 0 { f64::NEG_INFINITY } else { self.bucket_boundary(bucket) };
-        self.current_end = if bucket + 1 >= self.bucket_fresh.len() {
+        self.current_end = if bucket + 1 >= self.bucket_turns.len() {
             f64::INFINITY
         } else {
             self.bucket_boundary(bucket + 1)
@@ -178,10 +193,42 @@ impl Accumulator {
         bucket
     }
 
-    /// A page of weight `weight` synchronised at `t0`, first changed at `first` (`∞`: not in
-    /// `(t0, t1]`), seen again (or the horizon reached) at `t1`; `pending` is already clipped.
+    /// A fetch at `t1` of a page of weight `weight` whose copy was synchronised at `t0` and
+    /// first changed at `first` (`∞`: not in `(t0, t1]`); `pending` is already clipped. Closes
+    /// the copy's interval and starts the next one, fresh.
     #[inline]
-    pub(crate) fn add_interval(&mut self, weight: f64, t0: f64, t1: f64, first: f64, pending: f64) {
+    pub(crate) fn add_fetch(&mut self, weight: f64, t0: f64, t1: f64, first: f64, pending: f64) {
+        let current = self.fetch_bucket(t1);
+        self.fetches += 1;
+        self.bucket_fetches[current] += 1;
+        let changed = first <= t1;
+        if t1 >= self.window.start && t1 < self.window.end {
+            self.measured_fetches += 1;
+            self.changed_fetches += u64::from(changed);
+        }
+        self.add_integrals(weight, t0, t1, first, pending);
+        if changed {
+            // Stale from the change (no earlier than the sync), fresh again from the fetch.
+            let stale_from = if first > t0 { first } else { t0 };
+            let bucket = if stale_from >= self.current_start { current } else { self.bucket(stale_from) };
+            self.turn(bucket, -weight, stale_from);
+            self.turn(current, weight, t1);
+        }
+    }
+
+    /// The interval `(t0, horizon]` of a page's last copy, as [`Accumulator::add_fetch`]
+    /// closes one, without a fetch at its end.
+    pub(crate) fn close(&mut self, weight: f64, t0: f64, horizon: f64, first: f64, pending: f64) {
+        self.add_integrals(weight, t0, horizon, first, pending);
+        if first < horizon {
+            let stale_from = if first > t0 { first } else { t0 };
+            self.turn(self.bucket(stale_from), -weight, stale_from);
+        }
+    }
+
+    /// The window's integrals of one interval `(t0, t1]` (see [`Accumulator::add_fetch`]).
+    #[inline]
+    fn add_integrals(&mut self, weight: f64, t0: f64, t1: f64, first: f64, pending: f64) {
         let fresh_end = if first < t1 { first } else { t1 };
         let (lo, hi) = self.window.clip(t0, fresh_end);
         if hi > lo {
@@ -195,100 +242,43 @@ impl Accumulator {
             }
         }
         self.pending += weight * pending;
-        if fresh_end > t0 {
-            self.add_series(weight, t0, fresh_end);
-        }
     }
 
+    /// Weight `weight` (negative: turning stale) turning fresh at `t`, in `bucket`.
     #[inline]
-    fn add_series(&mut self, weight: f64, from: f64, to: f64) {
-        if from >= self.current_start && to < self.current_end {
-            // Both ends in the current bucket (`bucket(from) == bucket(to) == current`).
-            self.bucket_fresh[self.current] += weight * (to - from);
-            return;
-        }
-        self.add_series_across(weight, from, to);
-    }
-
-    #[inline(never)]
-    fn add_series_across(&mut self, weight: f64, from: f64, to: f64) {
-        let (first_bucket, last_bucket) = (self.bucket(from), self.bucket(to));
-        if first_bucket == last_bucket {
-            self.bucket_fresh[first_bucket] += weight * (to - from);
-            return;
-        }
-        // The two end buckets get their parts now (the bounds read, not recomputed); the
-        // buckets between, covered whole, get the weight through `bucket_whole_weight`.
-        for bucket in [first_bucket, last_bucket] {
-            let (Some(fresh), Some(&(start, end))) =
-                (self.bucket_fresh.get_mut(bucket), self.bucket_bounds.get(bucket))
-            else {
-                return;
-            };
-            let overlap = (if to < end { to } else { end }) - (if from > start { from } else { start });
-            if overlap > 0.0 {
-                *fresh += weight * overlap;
-            }
-        }
-        if last_bucket > first_bucket + 1
-            && let Some(whole) = self.bucket_whole_weight.get_mut(first_bucket + 1..=last_bucket)
-            && let [first, .., last] = whole
+    fn turn(&mut self, bucket: usize, weight: f64, t: f64) {
+        if let (Some(turns), Some(&(_, end))) =
+            (self.bucket_turns.get_mut(bucket), self.bucket_bounds.get(bucket))
         {
-            *first += weight;
-            *last -= weight;
-        }
-    }
-
-    /// Adds to each bucket's freshness the weight fresh over the whole of it (see
-    /// `bucket_whole_weight`).
-    fn settle_whole_buckets(&mut self) {
-        let mut weight = 0.0;
-        for ((fresh, &change), &(start, end)) in
-            self.bucket_fresh.iter_mut().zip(&self.bucket_whole_weight).zip(&self.bucket_bounds)
-        {
-            weight += change;
-            if weight != 0.0 {
-                *fresh += weight * (end - start);
-            }
-        }
-        self.bucket_whole_weight.iter_mut().for_each(|change| *change = 0.0);
-    }
-
-    /// A fetch at `t` that found a change or not.
-    #[inline]
-    pub(crate) fn add_fetch(&mut self, t: f64, changed: bool) {
-        self.fetches += 1;
-        let bucket = self.fetch_bucket(t);
-        self.bucket_fetches[bucket] += 1;
-        if t >= self.window.start && t < self.window.end {
-            self.measured_fetches += 1;
-            self.changed_fetches += u64::from(changed);
+            turns.net += weight;
+            turns.inside += weight * (end - t);
         }
     }
 
     pub(crate) fn finish(
-        mut self,
+        self,
         total_weight: f64,
         policy: String,
         rates: String,
         seed: u64,
         violations: Violations,
     ) -> RunSummary {
-        self.settle_whole_buckets();
         let length = self.window.end - self.window.start;
-        let series: Vec<SeriesPoint> = (0..self.bucket_fresh.len())
-            .map(|bucket| {
-                let start = bucket as f64 * self.bucket_length;
-                let end = if bucket + 1 == self.bucket_fresh.len() {
-                    self.horizon
-                } else {
-                    start + self.bucket_length
-                };
+        // The weight fresh from each bucket's start: the turns of the buckets before it.
+        let mut fresh_weight = 0.0;
+        let series: Vec<SeriesPoint> = self
+            .bucket_bounds
+            .iter()
+            .zip(&self.bucket_turns)
+            .zip(&self.bucket_fetches)
+            .map(|((&(start, end), turns), &fetches)| {
+                let fresh = fresh_weight * (end - start) + turns.inside;
+                fresh_weight += turns.net;
                 SeriesPoint {
                     start,
                     end,
-                    weighted_freshness: self.bucket_fresh[bucket] / (total_weight * (end - start)),
-                    fetches: self.bucket_fetches[bucket],
+                    weighted_freshness: fresh / (total_weight * (end - start)),
+                    fetches,
                 }
             })
             .collect();
@@ -339,14 +329,14 @@ mod tests {
 
     /// Increasing times over `[0, horizon]`: every bucket boundary `k·length` and its two
     /// neighbouring floats, and random times.
-    fn times(acc: &Accumulator, rng: &mut SimRng) -> Vec<f64> {
-        let mut times: Vec<f64> = (0..=acc.bucket_fresh.len())
+    fn times(acc: &Accumulator, horizon: f64, rng: &mut SimRng) -> Vec<f64> {
+        let mut times: Vec<f64> = (0..=acc.bucket_turns.len())
             .flat_map(|bucket| {
                 let boundary = bucket as f64 * acc.bucket_length;
                 [boundary.next_down(), boundary, boundary.next_up()]
             })
-            .chain((0..200).map(|_| rng.uniform() * acc.horizon))
-            .filter(|t| *t >= 0.0)
+            .chain((0..200).map(|_| rng.uniform() * horizon))
+            .filter(|t| (0.0..=horizon).contains(t))
             .collect();
         times.sort_by(f64::total_cmp);
         times
@@ -358,70 +348,73 @@ mod tests {
         for _ in 0..300 {
             let horizon = 10f64.powf(rng.uniform() * 8.0 - 2.0);
             let buckets = 1 + rng.index(300);
-            let mut acc = Accumulator::new(Window { start: 0.0, end: horizon }, horizon, buckets);
-            for t in times(&acc, &mut rng) {
+            let mut acc = Accumulator::new(Window { start: 0.0, end: horizon }, horizon, buckets, 1.0);
+            for t in times(&acc, horizon, &mut rng) {
                 assert_eq!(acc.fetch_bucket(t), acc.bucket(t), "t {t}, horizon {horizon}, {buckets} buckets");
             }
         }
     }
 
+    /// The series from the turns against each bucket's overlap with each fresh interval,
+    /// worked out bucket by bucket, on random fetches of a few pages: with and without
+    /// changes, changes at bucket boundaries and their neighbours, at the fetch itself, and
+    /// last copies closed at the horizon.
     #[test]
-    fn the_series_shortcuts_add_what_the_general_path_adds() {
+    fn the_series_is_the_overlap_of_every_fresh_interval_with_every_bucket() {
         let mut rng = SimRng::new(12);
-        for _ in 0..100 {
+        for _ in 0..200 {
             let horizon = 10f64.powf(rng.uniform() * 6.0 - 1.0);
             let buckets = 1 + rng.index(200);
+            let weights: Vec<f64> = (0..1 + rng.index(6)).map(|_| rng.uniform_open0()).collect();
+            let total_weight: f64 = weights.iter().sum();
             let window = Window { start: 0.0, end: horizon };
-            let (mut fast, mut general) =
-                (Accumulator::new(window, horizon, buckets), Accumulator::new(window, horizon, buckets));
-            let times = times(&fast, &mut rng);
-            for (index, &t) in times.iter().enumerate() {
-                // An interval ending at the fetch, from a time up to a few buckets before it:
-                // half the time one of the earlier times (a boundary or its neighbour).
-                let from = if rng.uniform() < 0.5 {
-                    times[index - rng.index(index.min(8) + 1)]
-                } else {
-                    (t - rng.uniform() * 3.0 * fast.bucket_length).max(0.0)
-                };
-                let weight = rng.uniform_open0();
-                fast.add_series(weight, from, t);
-                fast.add_fetch(t, false);
-                general.add_series_reference(weight, from, t);
-                let bucket = general.bucket(t);
-                general.bucket_fetches[bucket] += 1;
-            }
-            // The end buckets' parts are the reference's terms; the buckets covered whole are
-            // summed as weights before the multiplication, so they agree to rounding.
-            fast.settle_whole_buckets();
-            for (a, b) in fast.bucket_fresh.iter().zip(&general.bucket_fresh) {
-                assert!(
-                    (a - b).abs() <= 1e-12 * b.abs().max(fast.bucket_length),
-                    "{a} vs {b}: horizon {horizon}, {buckets} buckets"
-                );
-            }
-            assert_eq!(fast.bucket_fetches, general.bucket_fetches);
-        }
-    }
-
-    impl Accumulator {
-        /// The series update as first written: every bucket's bounds computed in place.
-        fn add_series_reference(&mut self, weight: f64, from: f64, to: f64) {
-            let (first_bucket, last_bucket) = (self.bucket(from), self.bucket(to));
-            if first_bucket == last_bucket {
-                self.bucket_fresh[first_bucket] += weight * (to - from);
-                return;
-            }
-            for bucket in first_bucket..=last_bucket {
-                let start = bucket as f64 * self.bucket_length;
-                let end = if bucket + 1 == self.bucket_fresh.len() {
-                    self.horizon
-                } else {
-                    start + self.bucket_length
-                };
-                let overlap = to.min(end) - from.max(start);
-                if overlap > 0.0 {
-                    self.bucket_fresh[bucket] += weight * overlap;
+            let mut acc = Accumulator::new(window, horizon, buckets, total_weight);
+            let mut expected = vec![0.0; buckets];
+            let bounds = acc.bucket_bounds.clone();
+            let mut add_expected = |weight: f64, from: f64, to: f64| {
+                for (bucket, &(start, end)) in bounds.iter().enumerate() {
+                    let overlap = to.min(end) - from.max(start);
+                    if overlap > 0.0 {
+                        expected[bucket] += weight * overlap;
+                    }
                 }
+            };
+            let times = times(&acc, horizon, &mut rng);
+            // A first change in `(t0, t1]`, or none (∞): half the time a time of the list.
+            let change = |t0: f64, t1: f64, rng: &mut SimRng| match rng.index(4) {
+                0 => f64::INFINITY,
+                1 => t1,
+                2 => times.iter().copied().find(|&t| t > t0 && t <= t1 && rng.uniform() < 0.3).unwrap_or(t1),
+                _ => t0 + (t1 - t0) * rng.uniform_open0(),
+            };
+            let mut last_fetch = vec![0.0; weights.len()];
+            for &t in &times {
+                let page = rng.index(weights.len());
+                let (weight, t0) = (weights[page], last_fetch[page]);
+                let first = change(t0, t, &mut rng);
+                acc.add_fetch(weight, t0, t, first, 0.0);
+                add_expected(weight, t0, first.min(t));
+                last_fetch[page] = t;
+            }
+            for (page, &weight) in weights.iter().enumerate() {
+                let t0 = last_fetch[page];
+                let first = if t0 < horizon { change(t0, horizon, &mut rng) } else { f64::INFINITY };
+                acc.close(weight, t0, horizon, first, 0.0);
+                add_expected(weight, t0, first.min(horizon));
+            }
+            let fetches = acc.fetches;
+            let summary = acc.finish(total_weight, "p".into(), "known".into(), 0, Violations::default());
+            assert_eq!(summary.fetches, fetches);
+            assert_eq!(summary.series.iter().map(|point| point.fetches).sum::<u64>(), fetches);
+            for (point, expected) in summary.series.iter().zip(&expected) {
+                let scale = total_weight * (point.end - point.start);
+                let got = point.weighted_freshness * scale;
+                assert!(
+                    (got - expected).abs() <= 1e-9 * scale,
+                    "{got} vs {expected} in [{}, {}): horizon {horizon}, {buckets} buckets",
+                    point.start,
+                    point.end
+                );
             }
         }
     }
@@ -429,9 +422,9 @@ mod tests {
     #[test]
     fn integrals_of_one_interval_are_exact() {
         let window = Window { start: 0.0, end: 10.0 };
-        let mut acc = Accumulator::new(window, 10.0, 10);
+        let mut acc = Accumulator::new(window, 10.0, 10, 2.0);
         // Fresh on [0, 4), stale on [4, 10): age integral 6²/2 = 18.
-        acc.add_interval(2.0, 0.0, 10.0, 4.0, 6.0);
+        acc.close(2.0, 0.0, 10.0, 4.0, 6.0);
         let summary = acc.finish(2.0, "p".into(), "known".into(), 0, Violations::default());
         assert!((summary.weighted_freshness - 0.4).abs() < 1e-12);
         assert!((summary.mean_age - 1.8).abs() < 1e-12);
@@ -443,13 +436,16 @@ mod tests {
     #[test]
     fn warmup_is_excluded() {
         let window = Window { start: 5.0, end: 10.0 };
-        let mut acc = Accumulator::new(window, 10.0, 2);
-        acc.add_interval(1.0, 0.0, 10.0, 7.0, 0.0);
-        acc.add_fetch(2.0, false);
+        let mut acc = Accumulator::new(window, 10.0, 2, 1.0);
+        // A fetch at 2 that finds no change, then fresh until 7.
+        acc.add_fetch(1.0, 0.0, 2.0, f64::INFINITY, 0.0);
+        acc.close(1.0, 2.0, 10.0, 7.0, 0.0);
         let summary = acc.finish(1.0, "p".into(), "known".into(), 0, Violations::default());
         assert!((summary.weighted_freshness - 0.4).abs() < 1e-12);
         // Age over [7, 10): 3²/2 = 4.5, over a window of 5.
         assert!((summary.mean_age - 0.9).abs() < 1e-12);
         assert_eq!((summary.fetches, summary.measured_fetches), (1, 0));
+        assert_eq!(summary.series[0].weighted_freshness, 1.0);
+        assert!((summary.series[1].weighted_freshness - 0.4).abs() < 1e-12);
     }
 }

@@ -193,7 +193,8 @@ pub(crate) fn run<P: Policy + ?Sized>(
         config.hosts.iter().map(|host| HostClock::new(host, config.capacity_window)).collect();
     let meter_hosts = config.has_host_limits();
     let mut violations = Violations::default();
-    let mut metrics = Accumulator::new(window, horizon, config.buckets);
+    let total_weight: f64 = config.pages.iter().map(|page| page.weight).sum();
+    let mut metrics = Accumulator::new(window, horizon, config.buckets, total_weight);
     let mut now = 0.0;
     let observes = policy.observes();
     loop {
@@ -233,8 +234,7 @@ pub(crate) fn run<P: Policy + ?Sized>(
         let changes = page.changes.interval_drawn(t0, now, page.drawn, &window, &mut changes_rng);
         page.drawn = f64::NAN;
         let changed = changes.first <= now;
-        metrics.add_interval(page.weight, t0, now, changes.first, changes.pending);
-        metrics.add_fetch(now, changed);
+        metrics.add_fetch(page.weight, t0, now, changes.first, changes.pending);
         page.last_fetch = now;
         if meter_hosts
             && let Some(host) = config.pages.get(fetch.page).map(|spec| spec.host as usize)
@@ -258,9 +258,8 @@ pub(crate) fn run<P: Policy + ?Sized>(
     for page in &mut pages {
         let t0 = page.last_fetch;
         let changes = page.changes.interval_drawn(t0, horizon, page.drawn, &window, &mut changes_rng);
-        metrics.add_interval(page.weight, t0, horizon, changes.first, changes.pending);
+        metrics.close(page.weight, t0, horizon, changes.first, changes.pending);
     }
-    let total_weight: f64 = config.pages.iter().map(|page| page.weight).sum();
     Ok(metrics.finish(total_weight, name.to_owned(), rates.to_owned(), seed, violations))
 }
 

@@ -127,7 +127,8 @@ fn run<P: Policy + ?Sized>(
         config.hosts.iter().map(|host| HostClock::new(host, config.capacity_window)).collect();
     let meter_hosts = config.has_host_limits();
     let mut violations = Violations::default();
-    let mut metrics = Accumulator::new(window, horizon, config.buckets);
+    let total_weight: f64 = config.pages.iter().map(|page| page.weight).sum();
+    let mut metrics = Accumulator::new(window, horizon, config.buckets, total_weight);
     let mut now = 0.0;
 
     let observes = policy.observes();
@@ -151,8 +152,7 @@ fn run<P: Policy + ?Sized>(
         let t0 = page.last_fetch;
         let changes = page.changes.interval(t0, now, &window, &mut changes_rng);
         let changed = changes.first <= now;
-        metrics.add_interval(page.weight, t0, now, changes.first, changes.pending);
-        metrics.add_fetch(now, changed);
+        metrics.add_fetch(page.weight, t0, now, changes.first, changes.pending);
         page.last_fetch = now;
         if meter_hosts
             && let Some(host) = config.pages.get(fetch.page).map(|spec| spec.host as usize)
@@ -177,8 +177,7 @@ fn run<P: Policy + ?Sized>(
     for page in &mut tracked {
         let t0 = page.last_fetch;
         let changes = page.changes.interval(t0, horizon, &window, &mut changes_rng);
-        metrics.add_interval(page.weight, t0, horizon, changes.first, changes.pending);
+        metrics.close(page.weight, t0, horizon, changes.first, changes.pending);
     }
-    let total_weight: f64 = config.pages.iter().map(|page| page.weight).sum();
     Ok(metrics.finish(total_weight, name.to_owned(), rates.to_owned(), seed, violations))
 }
