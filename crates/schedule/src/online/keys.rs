@@ -35,6 +35,22 @@ pub(super) fn due_time<O: Objective>(objective: O, slot: &PageSlot, threshold: f
 /// 10^7 pages in `benches/online.rs`). The proportional term itself moves `λ_0` by ±5%.
 pub(super) const THRESHOLD_TOLERANCE: f64 = 0.01;
 
+/// Values this far (relative) under `λ_0` keep an offer already made (`Scheduler::next` withdraws
+/// one whose value fell further): the bucket's proportional term moves `λ_0` by up to ±5% as it
+/// drains and fills (`budget.rs`), so while the budget is short (a wave of pages due at once,
+/// after a first crawl) every token raised `λ_0` past the pages just offered at it, and each
+/// went back to the calendar to surface again a little later: 2.05 offers withdrawn per fetch
+/// at 10^7 pages in the window after the first crawl of `benches/online.rs` (half the pairs per
+/// CPU second of the windows around it) once that first crawl no longer wound the correction
+/// up.
+pub(super) const OFFER_TOLERANCE: f64 = 0.05;
+
+/// Whether an offer worth `value` now is still worth its fetch under `lambda0`, within
+/// [`OFFER_TOLERANCE`].
+pub(super) fn offer_holds(value: f64, lambda0: f64) -> bool {
+    value >= lambda0 * (1.0 - OFFER_TOLERANCE)
+}
+
 /// Whether the page is worth a fetch at `now` under `lambda0` (within [`THRESHOLD_TOLERANCE`]),
 /// or its due time has come (a page whose value has not moved since, in floating point).
 pub(super) fn reaches<O: Objective>(objective: O, slot: &PageSlot, now: f64, lambda0: f64) -> bool {

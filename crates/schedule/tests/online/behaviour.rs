@@ -148,7 +148,10 @@ fn a_new_hosts_recrawls_are_spread_not_bunched() {
     );
     assert!(first_recrawl < solver_period, "recrawls start before the static period ends");
     assert!(most as f64 <= cap * window + 1.0, "bunched: {most} fetches in {window}");
-    assert!(fewest as f64 >= 0.95 * cap * window, "the host idles: {fewest} fetches in {window}");
+    // At its cap in every window, also while the other host's pages (all due together, as
+    // they were all fetched together) keep the budget short: a slot that opened a rounding
+    // error after a token's time lost that token (97 and 94 fetches in some windows).
+    assert!(fewest as f64 >= cap * window - 1.0, "the host idles: {fewest} fetches in {window}");
     assert!(scheduler.host_lambda(new_host).unwrap() > 0.0);
 }
 
