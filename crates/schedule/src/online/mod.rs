@@ -19,13 +19,16 @@
 //! # Design
 //! * **Politeness is a hard constraint.** A host starts a fetch only when no fetch of it is in
 //!   flight, at least `max(min_delay, 1/max_rate)` after its previous start (rounded up so that
-//!   the inequality holds in floating point) and after any back-off.
+//!   the inequality holds in floating point) and after any back-off. A slot that opens within a
+//!   rounding error after a token's time is waited for, so that it competes for that token.
 //! * **λ_0 is set by the budget.** The budget `k_0` is a token bucket of `burst` fetches; a
 //!   fetch needs a token. `ln λ_0 = ln λ_ff + c + K_P·(½ − L/B)` (`budget.rs`): `λ_ff` solves
 //!   seed 003's `Σ_i min(k_i, S_i(λ)) = k_0` (the batch solver's equation) by a Newton step per
 //!   sweep over the pages, 2 page slots per fetch `next` starts (4 while `λ_ff` moves) (`demand.rs`; whole sweeps at the first
 //!   `next` without `initial_lambda0`); the bucket level `L` adds a small proportional term and
-//!   a bounded integral `c` makes up what the model misses. Capped hosts count their capacity
+//!   a bounded integral `c` makes up what the model misses (an empty bucket raises it only in
+//!   the share of tokens that went to pages fetched before: the demand of a first crawl is a
+//!   transient the model leaves out, not a miss). Capped hosts count their capacity
 //!   whatever `λ_0` is, so `λ_0` is set by the uncapped ones, as the seed says. When every host
 //!   with pages is full and the budget still exceeds their capacities, the equation has no
 //!   root and `λ_0` holds where the hosts fill (it used to sink toward 0: e^−221 at a crawl's
@@ -78,6 +81,10 @@
 //!   every token taken raises `λ_0` by about 0.16% (the proportional term over a 64-token
 //!   bucket), and without the margin a page found worth a fetch when its key came would go back
 //!   to the calendar because of the fetch started just before it.
+//! * An offer already made holds while its value stays within 5% under `λ_0` (`keys.rs`,
+//!   `OFFER_TOLERANCE`, the proportional term's swing): while the budget was short, every token
+//!   raised `λ_0` past the pages just offered at it, and they went back to the calendar (2.05
+//!   offers withdrawn per fetch after the bench's first crawl).
 //! * Backlog keys are computed with the host threshold of the moment they were pushed, and the
 //!   backlog is re-keyed when that threshold has moved by more than 5%.
 //! * The whole calendar is keyed again by [`Scheduler::set_lambda0`] and
