@@ -174,7 +174,8 @@ impl BudgetController {
         now + ((self.burst - self.level) * self.inverse_rate).max(0.0)
     }
 
-    /// Takes a token for a fetch, of a page never fetched before if `first_fetch`.
+    /// Takes a token for a fetch, of a page never fetched before if `first_fetch` (not one whose
+    /// copy was marked stale: that is a revisit).
     pub(super) fn consume(&mut self, first_fetch: bool) {
         self.level -= 1.0;
         let first = if first_fetch { 1.0 } else { 0.0 };

@@ -625,7 +625,7 @@ impl<O: Objective> Scheduler<O> {
             return Decision::Idle;
         };
         state.offer = None;
-        let first_fetch = !slot.was_fetched();
+        let first_fetch = !slot.has_copy();
         slot.set_in_flight(true);
         state.record_service(value, lambda0);
         state.in_flight += 1;

@@ -10,8 +10,11 @@ const PRESENT: u32 = 1 << 31;
 const FETCHED_ONCE: u32 = 1 << 30;
 /// Bit set while a fetch of the page is in flight.
 const IN_FLIGHT: u32 = 1 << 29;
+/// Bit set while a page fetched before waits with `τ = ∞` because its copy was found stale
+/// (`Scheduler::mark_stale`): its next fetch is a revisit, not a first fetch.
+const STALE_COPY: u32 = 1 << 28;
 /// The low bits: the generation of the page's live queue entry.
-const GENERATION: u32 = IN_FLIGHT - 1;
+const GENERATION: u32 = STALE_COPY - 1;
 
 /// One page's scheduling state.
 ///
@@ -24,7 +27,7 @@ pub(super) struct PageSlot {
     /// Start of the last fetch, or the add time if never fetched.
     pub(super) last: f64,
     pub(super) host: u32,
-    /// Flags (present, fetched once, in flight) and the live entry's generation.
+    /// Flags (present, fetched once, in flight, stale copy) and the live entry's generation.
     state: u32,
 }
 
@@ -43,6 +46,17 @@ impl PageSlot {
 
     pub(super) fn was_fetched(&self) -> bool {
         self.state & FETCHED_ONCE != 0
+    }
+
+    /// Whether there is a copy of the page (fetched before, even if marked stale since): the
+    /// budget's controller counts the fetches of pages without one apart (`budget.rs`).
+    pub(super) fn has_copy(&self) -> bool {
+        self.state & (FETCHED_ONCE | STALE_COPY) != 0
+    }
+
+    /// Marks a page re-added as never fetched (`τ = ∞`) as one that has a stale copy.
+    pub(super) fn mark_stale_copy(&mut self) {
+        self.state |= STALE_COPY;
     }
 
     pub(super) fn in_flight(&self) -> bool {
@@ -66,7 +80,7 @@ impl PageSlot {
 
     pub(super) fn mark_fetched(&mut self, started: f64) {
         self.last = started;
-        self.state |= FETCHED_ONCE;
+        self.state = (self.state | FETCHED_ONCE) & !STALE_COPY;
     }
 
     /// Empties the slot, keeping the generation (so old entries stay stale if it is reused) and

@@ -336,6 +336,12 @@ impl<O: Objective> Scheduler<O> {
             (HostId(slot.host), f64::from(slot.weight), f64::from(slot.change_rate));
         self.remove(page)?;
         self.insert(page, host, weight, change_rate, now, last_fetch)?;
+        if last_fetch.is_none()
+            && slot.has_copy()
+            && let Some(slot) = self.pages.get_mut(page.0 as usize)
+        {
+            slot.mark_stale_copy();
+        }
         Ok(true)
     }
 
