@@ -36,10 +36,10 @@
 //! each fetch knowing every read before it; reads at the time of a fetch come first.
 
 use crate::error::{Result, SimError};
-use crate::metrics::{Accumulator, RunSummary, Violations};
+use crate::metrics::{Accumulator, RunSummary};
 use crate::model::Config;
-use crate::policy::{NextFetch, Observation, Policy};
-use crate::politeness::HostClock;
+use crate::policy::{NextFetch, Policy};
+use crate::politeness::Meters;
 use crate::process::{PageChanges, Window};
 use crate::rng::SimRng;
 use crate::simulate::{CHANGES_STREAM, POLICY_STREAM};
@@ -189,10 +189,7 @@ pub(crate) fn run<P: Policy + ?Sized>(
         .collect();
     let host_pages = HostPages::new(config);
     let mut reads = ReadClock::new(config, interval);
-    let mut meters: Vec<HostClock> =
-        config.hosts.iter().map(|host| HostClock::new(host, config.capacity_window)).collect();
-    let meter_hosts = config.has_host_limits();
-    let mut violations = Violations::default();
+    let mut meters = Meters::new(config);
     let total_weight: f64 = config.pages.iter().map(|page| page.weight).sum();
     let mut metrics = Accumulator::new(window, horizon, config.buckets, total_weight);
     let mut now = 0.0;
@@ -236,23 +233,9 @@ pub(crate) fn run<P: Policy + ?Sized>(
         let changed = changes.first <= now;
         metrics.add_fetch(page.weight, t0, now, changes.first, changes.pending);
         page.last_fetch = now;
-        if meter_hosts
-            && let Some(host) = config.pages.get(fetch.page).map(|spec| spec.host as usize)
-            && let Some(meter) = meters.get_mut(host)
-        {
-            let breach = meter.record(now);
-            violations.min_delay += u64::from(breach.min_delay);
-            violations.capacity += u64::from(breach.capacity);
-        }
+        meters.record(config, fetch.page, now);
         if observes {
-            let last_modified_age = page.changes.tracks_last().then(|| now - page.changes.last_change());
-            policy.observe(&Observation {
-                page: fetch.page,
-                time: now,
-                interval: now - t0,
-                changed,
-                last_modified_age,
-            });
+            policy.observe(&page.changes.observation(fetch.page, t0, now, changed));
         }
     }
     for page in &mut pages {
@@ -260,7 +243,7 @@ pub(crate) fn run<P: Policy + ?Sized>(
         let changes = page.changes.interval_drawn(t0, horizon, page.drawn, &window, &mut changes_rng);
         metrics.close(page.weight, t0, horizon, changes.first, changes.pending);
     }
-    Ok(metrics.finish(total_weight, name.to_owned(), rates.to_owned(), seed, violations))
+    Ok(metrics.finish(total_weight, name.to_owned(), rates.to_owned(), seed, meters.violations()))
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Per-host politeness arithmetic, shared by the simulator's violation meter and by the
 //! policies' gate, so that a gated policy is polite by exactly the rule the meter checks.
 
-use crate::model::Host;
+use crate::metrics::Violations;
+use crate::model::{Config, Host};
 
 /// Relative slack for rounding when comparing token counts and times.
 const SLACK: f64 = 1e-9;
@@ -11,6 +12,43 @@ const SLACK: f64 = 1e-9;
 pub(crate) struct Breach {
     pub(crate) min_delay: bool,
     pub(crate) capacity: bool,
+}
+
+/// The simulator's meter of every host's politeness over one run: it counts the fetches that
+/// break a host's rule and prevents none (see [`Host`]). Off when no host has a limit.
+#[derive(Debug, Clone)]
+pub(crate) struct Meters {
+    clocks: Vec<HostClock>,
+    on: bool,
+    violations: Violations,
+}
+
+impl Meters {
+    pub(crate) fn new(config: &Config) -> Self {
+        Self {
+            clocks: config.hosts.iter().map(|host| HostClock::new(host, config.capacity_window)).collect(),
+            on: config.has_host_limits(),
+            violations: Violations::default(),
+        }
+    }
+
+    /// Records a fetch of page `page` of `config` started at `now`.
+    #[inline]
+    pub(crate) fn record(&mut self, config: &Config, page: usize, now: f64) {
+        if self.on
+            && let Some(host) = config.pages.get(page).map(|spec| spec.host as usize)
+            && let Some(clock) = self.clocks.get_mut(host)
+        {
+            let breach = clock.record(now);
+            self.violations.min_delay += u64::from(breach.min_delay);
+            self.violations.capacity += u64::from(breach.capacity);
+        }
+    }
+
+    /// The violations counted.
+    pub(crate) fn violations(&self) -> Violations {
+        self.violations
+    }
 }
 
 /// A host's minimum-delay clock and token bucket (see [`Host`] for the rule).

@@ -30,6 +30,7 @@
 //! All integrals are clipped to the measured window.
 
 use crate::model::ChangeProcess;
+use crate::policy::Observation;
 use crate::rng::SimRng;
 
 /// The measured window `[start, end)` of the simulation.
@@ -184,6 +185,14 @@ fn poisson_after(rate: f64, first: f64, t1: f64, window: &Window) -> IntervalCha
 }
 
 impl PageChanges {
+    /// What a fetch at `now` of this page, synchronised at `t0`, lets a policy see: whether
+    /// it changed since, and the age of its Last-Modified where the process reports one.
+    #[inline]
+    pub(crate) fn observation(&self, page: usize, t0: f64, now: f64, changed: bool) -> Observation {
+        let last_modified_age = self.tracks_last().then(|| now - self.last_change());
+        Observation { page, time: now, interval: now - t0, changed, last_modified_age }
+    }
+
     /// For a read of the page's host (`notify.rs`): the time of the first change after the
     /// copy's sync at `t0`, the same one the next fetch will find. An explicit process knows it
     /// (its next change); a Poisson page's is drawn here, `t0 + Exp(λ)` as (1) would draw it at

@@ -1,11 +1,11 @@
 //! The event loop: one event per fetch, nothing per tick.
 
 use crate::error::{Result, SimError};
-use crate::metrics::{Accumulator, RunSummary, Violations};
+use crate::metrics::{Accumulator, RunSummary};
 use crate::model::Config;
 use crate::notify;
-use crate::policy::{Built, Observation, Policy, PolicyKind, RatesMode, build_any};
-use crate::politeness::HostClock;
+use crate::policy::{Built, Policy, PolicyKind, RatesMode, build_any};
+use crate::politeness::Meters;
 use crate::process::{PageChanges, Window};
 use crate::rng::SimRng;
 
@@ -123,10 +123,7 @@ fn run<P: Policy + ?Sized>(
             changes: PageChanges::new(&page.process, page.last_modified, &mut changes_rng),
         })
         .collect();
-    let mut meters: Vec<HostClock> =
-        config.hosts.iter().map(|host| HostClock::new(host, config.capacity_window)).collect();
-    let meter_hosts = config.has_host_limits();
-    let mut violations = Violations::default();
+    let mut meters = Meters::new(config);
     let total_weight: f64 = config.pages.iter().map(|page| page.weight).sum();
     let mut metrics = Accumulator::new(window, horizon, config.buckets, total_weight);
     let mut now = 0.0;
@@ -154,23 +151,9 @@ fn run<P: Policy + ?Sized>(
         let changed = changes.first <= now;
         metrics.add_fetch(page.weight, t0, now, changes.first, changes.pending);
         page.last_fetch = now;
-        if meter_hosts
-            && let Some(host) = config.pages.get(fetch.page).map(|spec| spec.host as usize)
-            && let Some(meter) = meters.get_mut(host)
-        {
-            let breach = meter.record(now);
-            violations.min_delay += u64::from(breach.min_delay);
-            violations.capacity += u64::from(breach.capacity);
-        }
+        meters.record(config, fetch.page, now);
         if observes {
-            let last_modified_age = page.changes.tracks_last().then(|| now - page.changes.last_change());
-            policy.observe(&Observation {
-                page: fetch.page,
-                time: now,
-                interval: now - t0,
-                changed,
-                last_modified_age,
-            });
+            policy.observe(&page.changes.observation(fetch.page, t0, now, changed));
         }
     }
     // Close every page's last interval at the horizon (no fetch, nothing observed).
@@ -179,5 +162,5 @@ fn run<P: Policy + ?Sized>(
         let changes = page.changes.interval(t0, horizon, &window, &mut changes_rng);
         metrics.close(page.weight, t0, horizon, changes.first, changes.pending);
     }
-    Ok(metrics.finish(total_weight, name.to_owned(), rates.to_owned(), seed, violations))
+    Ok(metrics.finish(total_weight, name.to_owned(), rates.to_owned(), seed, meters.violations()))
 }
