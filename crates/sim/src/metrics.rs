@@ -95,6 +95,8 @@ struct Turns {
 #[derive(Debug, Clone)]
 pub(crate) struct Accumulator {
     window: Window,
+    /// `Σ w` over the pages, all fresh at time 0.
+    total_weight: f64,
     bucket_length: f64,
     fresh: f64,
     age: f64,
@@ -122,6 +124,7 @@ impl Accumulator {
         let bucket_length = horizon / buckets as f64;
         let mut accumulator = Self {
             window,
+            total_weight,
             bucket_length,
             fresh: 0.0,
             age: 0.0,
@@ -257,7 +260,6 @@ impl Accumulator {
 
     pub(crate) fn finish(
         self,
-        total_weight: f64,
         policy: String,
         rates: String,
         seed: u64,
@@ -277,7 +279,7 @@ impl Accumulator {
                 SeriesPoint {
                     start,
                     end,
-                    weighted_freshness: fresh / (total_weight * (end - start)),
+                    weighted_freshness: fresh / (self.total_weight * (end - start)),
                     fetches,
                 }
             })
@@ -292,9 +294,9 @@ impl Accumulator {
             rates,
             seed,
             window: (self.window.start, self.window.end),
-            weighted_freshness: self.fresh / (total_weight * length),
+            weighted_freshness: self.fresh / (self.total_weight * length),
             freshness_std_error: batch_std_error(&inside),
-            mean_age: self.age / (total_weight * length),
+            mean_age: self.age / (self.total_weight * length),
             delay: self.pending / length,
             total_delay: self.pending,
             changes_found_per_fetch: if self.measured_fetches == 0 {
@@ -403,7 +405,7 @@ mod tests {
                 add_expected(weight, t0, first.min(horizon));
             }
             let fetches = acc.fetches;
-            let summary = acc.finish(total_weight, "p".into(), "known".into(), 0, Violations::default());
+            let summary = acc.finish("p".into(), "known".into(), 0, Violations::default());
             assert_eq!(summary.fetches, fetches);
             assert_eq!(summary.series.iter().map(|point| point.fetches).sum::<u64>(), fetches);
             for (point, expected) in summary.series.iter().zip(&expected) {
@@ -425,7 +427,7 @@ mod tests {
         let mut acc = Accumulator::new(window, 10.0, 10, 2.0);
         // Fresh on [0, 4), stale on [4, 10): age integral 6²/2 = 18.
         acc.close(2.0, 0.0, 10.0, 4.0, 6.0);
-        let summary = acc.finish(2.0, "p".into(), "known".into(), 0, Violations::default());
+        let summary = acc.finish("p".into(), "known".into(), 0, Violations::default());
         assert!((summary.weighted_freshness - 0.4).abs() < 1e-12);
         assert!((summary.mean_age - 1.8).abs() < 1e-12);
         assert!((summary.delay - 1.2).abs() < 1e-12);
@@ -440,7 +442,7 @@ mod tests {
         // A fetch at 2 that finds no change, then fresh until 7.
         acc.add_fetch(1.0, 0.0, 2.0, f64::INFINITY, 0.0);
         acc.close(1.0, 2.0, 10.0, 7.0, 0.0);
-        let summary = acc.finish(1.0, "p".into(), "known".into(), 0, Violations::default());
+        let summary = acc.finish("p".into(), "known".into(), 0, Violations::default());
         assert!((summary.weighted_freshness - 0.4).abs() < 1e-12);
         // Age over [7, 10): 3²/2 = 4.5, over a window of 5.
         assert!((summary.mean_age - 0.9).abs() < 1e-12);

@@ -36,13 +36,12 @@
 //! each fetch knowing every read before it; reads at the time of a fetch come first.
 
 use crate::error::{Result, SimError};
-use crate::metrics::{Accumulator, RunSummary};
+use crate::metrics::RunSummary;
 use crate::model::Config;
 use crate::policy::{NextFetch, Policy};
-use crate::politeness::Meters;
-use crate::process::{PageChanges, Window};
+use crate::process::PageChanges;
 use crate::rng::SimRng;
-use crate::simulate::{CHANGES_STREAM, POLICY_STREAM};
+use crate::simulate::Run;
 
 /// `φ − 1`: `frac(h·φ) = frac(h·(φ − 1))`.
 const GOLDEN_FRACTION: f64 = 0.618_033_988_749_894_8;
@@ -174,9 +173,7 @@ pub(crate) fn run<P: Policy + ?Sized>(
     seed: u64,
 ) -> Result<RunSummary> {
     let horizon = config.horizon;
-    let window = Window { start: config.warmup_end(), end: horizon };
-    let mut changes_rng = SimRng::stream(seed, CHANGES_STREAM);
-    let mut policy_rng = SimRng::stream(seed, POLICY_STREAM);
+    let Run { window, mut changes_rng, mut policy_rng, mut meters, mut metrics } = Run::new(config, seed);
     let mut pages: Vec<Page> = config
         .pages
         .iter()
@@ -189,9 +186,6 @@ pub(crate) fn run<P: Policy + ?Sized>(
         .collect();
     let host_pages = HostPages::new(config);
     let mut reads = ReadClock::new(config, interval);
-    let mut meters = Meters::new(config);
-    let total_weight: f64 = config.pages.iter().map(|page| page.weight).sum();
-    let mut metrics = Accumulator::new(window, horizon, config.buckets, total_weight);
     let mut now = 0.0;
     let observes = policy.observes();
     loop {
@@ -243,7 +237,7 @@ pub(crate) fn run<P: Policy + ?Sized>(
         let changes = page.changes.interval_drawn(t0, horizon, page.drawn, &window, &mut changes_rng);
         metrics.close(page.weight, t0, horizon, changes.first, changes.pending);
     }
-    Ok(metrics.finish(total_weight, name.to_owned(), rates.to_owned(), seed, meters.violations()))
+    Ok(metrics.finish(name.to_owned(), rates.to_owned(), seed, meters.violations()))
 }
 
 #[cfg(test)]

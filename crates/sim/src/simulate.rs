@@ -103,6 +103,31 @@ fn touch(tracked: &[Tracked], pages: &[usize]) {
     std::hint::black_box(sum);
 }
 
+/// What both event loops (this file's and `notify.rs`'s) start from: the measured window, the
+/// random streams of the changes and of the policy, the hosts' politeness meters, and the
+/// integrals with every page fresh at time 0.
+pub(crate) struct Run {
+    pub(crate) window: Window,
+    pub(crate) changes_rng: SimRng,
+    pub(crate) policy_rng: SimRng,
+    pub(crate) meters: Meters,
+    pub(crate) metrics: Accumulator,
+}
+
+impl Run {
+    pub(crate) fn new(config: &Config, seed: u64) -> Self {
+        let window = Window { start: config.warmup_end(), end: config.horizon };
+        let total_weight: f64 = config.pages.iter().map(|page| page.weight).sum();
+        Self {
+            window,
+            changes_rng: SimRng::stream(seed, CHANGES_STREAM),
+            policy_rng: SimRng::stream(seed, POLICY_STREAM),
+            meters: Meters::new(config),
+            metrics: Accumulator::new(window, config.horizon, config.buckets, total_weight),
+        }
+    }
+}
+
 fn run<P: Policy + ?Sized>(
     config: &Config,
     policy: &mut P,
@@ -111,9 +136,7 @@ fn run<P: Policy + ?Sized>(
     seed: u64,
 ) -> Result<RunSummary> {
     let horizon = config.horizon;
-    let window = Window { start: config.warmup_end(), end: horizon };
-    let mut changes_rng = SimRng::stream(seed, CHANGES_STREAM);
-    let mut policy_rng = SimRng::stream(seed, POLICY_STREAM);
+    let Run { window, mut changes_rng, mut policy_rng, mut meters, mut metrics } = Run::new(config, seed);
     let mut tracked: Vec<Tracked> = config
         .pages
         .iter()
@@ -123,9 +146,6 @@ fn run<P: Policy + ?Sized>(
             changes: PageChanges::new(&page.process, page.last_modified, &mut changes_rng),
         })
         .collect();
-    let mut meters = Meters::new(config);
-    let total_weight: f64 = config.pages.iter().map(|page| page.weight).sum();
-    let mut metrics = Accumulator::new(window, horizon, config.buckets, total_weight);
     let mut now = 0.0;
 
     let observes = policy.observes();
@@ -162,5 +182,5 @@ fn run<P: Policy + ?Sized>(
         let changes = page.changes.interval(t0, horizon, &window, &mut changes_rng);
         metrics.close(page.weight, t0, horizon, changes.first, changes.pending);
     }
-    Ok(metrics.finish(total_weight, name.to_owned(), rates.to_owned(), seed, meters.violations()))
+    Ok(metrics.finish(name.to_owned(), rates.to_owned(), seed, meters.violations()))
 }
