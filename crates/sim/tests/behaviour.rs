@@ -171,17 +171,8 @@ fn learned_rates_find_the_slow_pages_when_passes_are_not_informative() {
 /// tenth, on 10^5 pages over 1,000 hosts). Now a blocked fetch waits alone.
 #[test]
 fn gate_does_not_hold_other_hosts_back_behind_a_capped_one() {
-    let pages = (0..200u32)
-        .map(|i| SimPage {
-            host: i % 50,
-            ..SimPage::poisson(1.0 / f64::from(i + 1), 0.05 + f64::from(i % 7) * 0.1)
-        })
-        .collect();
-    let mut config = Config::new(pages, 20.0, 400.0);
     // Even hosts: 4 pages sharing 0.2 fetches per unit (one fetch every 5 units at most).
-    config.hosts = (0..50)
-        .map(|host| if host % 2 == 0 { Host { capacity: 0.2, min_delay: 0.0 } } else { Host::UNLIMITED })
-        .collect();
+    let config = common::fifty_hosts_half_capped(0.0);
     for kind in [PolicyKind::Uniform, PolicyKind::PeriodicOptimal, PolicyKind::ChangeProportional] {
         let summary = simulate(&config, kind, RatesMode::Known, 4).unwrap_or_else(|e| panic!("{kind}: {e}"));
         println!("{kind}: fetch rate {:.2}, freshness {:.4}", summary.fetch_rate, summary.weighted_freshness);

@@ -26,19 +26,9 @@ fn fig1(notify_interval: Option<f64>) -> Config {
     config
 }
 
-/// 200 pages on 50 hosts, the even ones capped at 0.2 fetches per unit (4 pages each) with a
-/// minimum delay of 1: the host limits bind.
+/// The half-capped set of `common`, with a minimum delay of 1 on the capped hosts.
 fn capped(notify_interval: Option<f64>) -> Config {
-    let pages = (0..200u32)
-        .map(|i| SimPage {
-            host: i % 50,
-            ..SimPage::poisson(1.0 / f64::from(i + 1), 0.05 + f64::from(i % 7) * 0.1)
-        })
-        .collect();
-    let mut config = Config::new(pages, 20.0, 400.0);
-    config.hosts = (0..50)
-        .map(|host| if host % 2 == 0 { Host { capacity: 0.2, min_delay: 1.0 } } else { Host::UNLIMITED })
-        .collect();
+    let mut config = common::fifty_hosts_half_capped(1.0);
     config.notify_interval = notify_interval;
     config
 }

@@ -4,7 +4,7 @@
 
 use freshet_policy::objective::{Freshness, FreshnessPoisson};
 use freshet_policy::{Objective, Page, Problem, azar_poisson, solve};
-use freshet_sim::{Config, SimPage};
+use freshet_sim::{Config, Host, SimPage};
 
 /// `(weight, change_rate)` rows of a `tests/data` CSV with header `id,weight,change_rate`.
 pub fn load_pages(file: &str) -> Vec<(f64, f64)> {
@@ -53,4 +53,22 @@ pub fn azar_f2(pages: &[(f64, f64)], budget: f64) -> f64 {
 
 pub fn config(pages: &[(f64, f64)], budget: f64, horizon: f64) -> Config {
     Config::new(pages.iter().map(|&(w, rate)| SimPage::poisson(w, rate)).collect(), budget, horizon)
+}
+
+/// 200 Poisson pages on 50 hosts (page `i` on host `i mod 50`, weight `1/(i+1)`, rate
+/// `0.05 + 0.1·(i mod 7)`), budget 20, horizon 400; the even hosts capped at 0.2 fetches per
+/// unit (4 pages each, one fetch every 5 units at most) with a minimum delay of `min_delay`,
+/// the odd ones unlimited: the host limits bind.
+pub fn fifty_hosts_half_capped(min_delay: f64) -> Config {
+    let pages = (0..200u32)
+        .map(|i| SimPage {
+            host: i % 50,
+            ..SimPage::poisson(1.0 / f64::from(i + 1), 0.05 + f64::from(i % 7) * 0.1)
+        })
+        .collect();
+    let mut config = Config::new(pages, 20.0, 400.0);
+    config.hosts = (0..50)
+        .map(|host| if host % 2 == 0 { Host { capacity: 0.2, min_delay } } else { Host::UNLIMITED })
+        .collect();
+    config
 }
