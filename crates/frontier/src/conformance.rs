@@ -722,8 +722,10 @@ fn free_ports(count: usize) -> Vec<u16> {
 /// that can share a cluster, each under prefixes of its own, take [`shared`](Self::shared).
 pub struct RedisCluster {
     nodes: Vec<RedisServer>,
-    /// Each node's slots, first and last.
+    /// Each node's slots, first and last, as formed.
     ranges: Vec<(u16, u16)>,
+    /// Slots moved since ([`move_slot`](Self::move_slot)), and the node each went to.
+    moved: Mutex<Vec<(u16, usize)>>,
     /// Each node's URL, `redis://127.0.0.1:PORT/`, in node order.
     pub urls: Vec<String>,
 }
@@ -773,7 +775,7 @@ impl RedisCluster {
             })
             .collect();
         let urls = nodes.iter().map(|node| node.url.clone()).collect();
-        let cluster = Self { nodes, ranges, urls };
+        let cluster = Self { nodes, ranges, moved: Mutex::new(Vec::new()), urls };
         cluster.form(&ports);
         cluster
     }
@@ -854,13 +856,119 @@ impl RedisCluster {
         self.nodes[node].connect()
     }
 
-    /// The node whose range holds `key`'s slot (`CLUSTER KEYSLOT`): where the cluster keeps it.
+    /// The node that serves `key`'s slot (`CLUSTER KEYSLOT`): where the cluster keeps it.
     pub fn node_serving(&self, key: &str) -> usize {
-        let mut connection = self.connect(0).unwrap();
-        let slot: u16 = redis::cmd("CLUSTER").arg("KEYSLOT").arg(key).query(&mut connection).unwrap();
+        let slot = self.slot_of(key);
+        let moved = self.moved.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(&(_, node)) = moved.iter().rev().find(|&&(moved, _)| moved == slot) {
+            return node;
+        }
         self.ranges.iter().position(|&(first, last)| (first..=last).contains(&slot)).unwrap()
     }
 
+    fn slot_of(&self, key: &str) -> u16 {
+        let mut connection = self.connect(0).unwrap();
+        redis::cmd("CLUSTER").arg("KEYSLOT").arg(key).query(&mut connection).unwrap()
+    }
+
+    /// Moves the slot of `key` to node `to` whole: [`start_slot_move`](Self::start_slot_move),
+    /// then [`SlotMove::finish`].
+    pub fn move_slot(&self, key: &str, to: usize) {
+        self.start_slot_move(key, to).finish();
+    }
+
+    /// Starts moving the slot of `key` to node `to` as `redis-cli --cluster reshard` does: the
+    /// node `to` is set importing it and its node migrating it (`CLUSTER SETSLOT`); its keys are
+    /// moved by [`SlotMove::migrate`] and the slot handed over by [`SlotMove::finish`].
+    /// Meanwhile its node answers `ASK` for a key already moved and `TRYAGAIN` for a command
+    /// over keys on both sides.
+    pub fn start_slot_move(&self, key: &str, to: usize) -> SlotMove<'_> {
+        let slot = self.slot_of(key);
+        let from = self.node_serving(key);
+        assert_ne!(from, to, "slot {slot} is on node {to} already");
+        let ids: Vec<String> = (0..self.nodes.len())
+            .map(|node| redis::cmd("CLUSTER").arg("MYID").query(&mut self.connect(node).unwrap()).unwrap())
+            .collect();
+        let set_slot = |node: usize, state: &str, id: &str| {
+            redis::cmd("CLUSTER")
+                .arg("SETSLOT")
+                .arg(slot)
+                .arg(state)
+                .arg(id)
+                .query::<()>(&mut self.connect(node).unwrap())
+                .unwrap();
+        };
+        set_slot(to, "IMPORTING", &ids[from]);
+        set_slot(from, "MIGRATING", &ids[to]);
+        SlotMove { cluster: self, slot, from, to, ids }
+    }
+}
+
+/// A slot being moved between two nodes of a [`RedisCluster`] ([`RedisCluster::start_slot_move`]).
+pub struct SlotMove<'a> {
+    cluster: &'a RedisCluster,
+    slot: u16,
+    from: usize,
+    to: usize,
+    ids: Vec<String>,
+}
+
+impl SlotMove<'_> {
+    /// Moves up to `count` of the slot's keys still on the old node (`MIGRATE`); returns how
+    /// many it moved.
+    pub fn migrate(&self, count: usize) -> usize {
+        let mut from = self.cluster.connect(self.from).unwrap();
+        let keys: Vec<Vec<u8>> =
+            redis::cmd("CLUSTER").arg("GETKEYSINSLOT").arg(self.slot).arg(count).query(&mut from).unwrap();
+        self.migrate_keys(&keys);
+        keys.len()
+    }
+
+    /// Moves these keys of the slot to the new node (`MIGRATE`).
+    pub fn migrate_keys<K: redis::ToRedisArgs>(&self, keys: &[K]) {
+        if keys.is_empty() {
+            return;
+        }
+        let mut from = self.cluster.connect(self.from).unwrap();
+        let port =
+            self.cluster.nodes[self.to].url.trim_end_matches('/').rsplit(':').next().unwrap().to_owned();
+        redis::cmd("MIGRATE")
+            .arg("127.0.0.1")
+            .arg(port)
+            .arg("")
+            .arg(0)
+            .arg(5000)
+            .arg("KEYS")
+            .arg(keys)
+            .query::<()>(&mut from)
+            .unwrap();
+    }
+
+    /// Moves the keys left and hands the slot to the new node (`CLUSTER SETSLOT … NODE` on the
+    /// new node, the old one, then the others, as `redis-cli` does).
+    pub fn finish(self) {
+        while self.migrate(100) > 0 {}
+        let order = [self.to, self.from]
+            .into_iter()
+            .chain((0..self.ids.len()).filter(|&node| node != self.to && node != self.from));
+        for node in order {
+            redis::cmd("CLUSTER")
+                .arg("SETSLOT")
+                .arg(self.slot)
+                .arg("NODE")
+                .arg(&self.ids[self.to])
+                .query::<()>(&mut self.cluster.connect(node).unwrap())
+                .unwrap();
+        }
+        self.cluster
+            .moved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((self.slot, self.to));
+    }
+}
+
+impl RedisCluster {
     /// The node that holds `key` (`EXISTS` on each node; a node answers `MOVED` for a key of
     /// another's slot); panics unless exactly one does.
     pub fn node_holding(&self, key: &str) -> usize {

@@ -39,12 +39,27 @@
 //! ([`connect_to_slot_owner`]), and everything above happens there: the transaction, the
 //! durability check (of that master only), the owner's client id (an id of that master's). A
 //! prefix must then be a hash tag (not empty, no `}`), and prefixes spread crawls over the
-//! masters; a slot that moves while a store is open fails its commands with `MOVED` until it is
-//! opened again. Tested on a cluster of three masters (`tests/redis_cluster.rs`, and the
+//! masters. Tested on a cluster of three masters (`tests/redis_cluster.rs`, and the
 //! conformance suite).
+//!
+//! # A slot that moves
+//! A resharding moves a slot to another master while stores on it are open: the old master
+//! answers `ASK` or `TRYAGAIN` while the slot's keys are being migrated (a transaction over keys
+//! on both sides cannot run then), and `MOVED` once the slot is the new master's; a failover
+//! answers `CLUSTERDOWN` for a moment. A store does not give such an error up to its crawl (which
+//! would stop): it waits (20 ms, doubling up to 1 s; at once after a `MOVED`), connects again to
+//! the slot's master, takes its prefix over there, and runs the command again, for up to
+//! [`RedisOptions::slot_wait`] (30 s by default). Nothing is applied twice: a transaction one of
+//! whose commands is redirected is discarded whole (`EXECABORT`), and one that ran is not
+//! redirected. The prefix is taken over only from this store's own connection: `{P}:owner`
+//! moved with the slot and must still hold this store's client id (checked and replaced in one
+//! script); if another `open` took the prefix on the new master meanwhile, the store fails
+//! (the one-writer rule holds across the move). `tests/redis_cluster.rs` moves a store's slot
+//! under it, and keeps a commit waiting in the middle of a migration.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
 
 use freshet_schedule::online::{HostId, PageId};
 use redis::{Connection, IntoConnectionInfo};
@@ -65,13 +80,97 @@ pub struct RedisOptions {
     pub prefix: String,
     /// Refuse a server that does not `fsync` its append-only file at every write; default on.
     pub require_fsync: bool,
+    /// How long a command waits for the prefix's slot to settle on a Redis Cluster (a
+    /// resharding, a failover; see the module docs) before its error is given up; default 30 s.
+    pub slot_wait: Duration,
 }
 
 impl RedisOptions {
     /// The server at `url`, prefix `freshet`, durability required.
     #[must_use]
     pub fn new(url: impl Into<String>) -> Self {
-        Self { url: url.into(), prefix: "freshet".into(), require_fsync: true }
+        Self { url: url.into(), prefix: "freshet".into(), require_fsync: true, slot_wait: DEFAULT_SLOT_WAIT }
+    }
+}
+
+/// [`RedisOptions::slot_wait`]'s default: a resharding moves a slot's keys in well under a
+/// second at a crawl's sizes, and a failover is voted within the cluster's node timeout (15 s
+/// by default).
+pub(crate) const DEFAULT_SLOT_WAIT: Duration = Duration::from_secs(30);
+
+/// The first pause before a command is tried again on a slot in motion; doubled at each try up to
+/// [`MAX_SLOT_PAUSE`].
+const FIRST_SLOT_PAUSE: Duration = Duration::from_millis(20);
+const MAX_SLOT_PAUSE: Duration = Duration::from_secs(1);
+
+/// Replaces the owner's client id (`ARGV[1]`, this store's old connection's) by `ARGV[2]` (its
+/// new connection's) if it is still there; answers 1 if it was, else 0.
+const TAKE_OVER_SCRIPT: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then \
+    redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0";
+
+/// What a Redis error says of the slot a store's keys are in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SlotMotion {
+    /// `MOVED`: another master serves it now.
+    Moved,
+    /// `ASK`, `TRYAGAIN`, `CLUSTERDOWN`: a migration or a failover in progress.
+    Moving,
+}
+
+/// Whether `error` is a Redis error that says the slot moved or is moving
+/// ([`redis_slot_motion`]).
+fn slot_motion(error: &StoreError) -> Option<SlotMotion> {
+    let StoreError::Engine { engine: "redis", source, .. } = error else { return None };
+    redis_slot_motion(source.downcast_ref::<redis::RedisError>()?)
+}
+
+/// Whether `error` (or, for a transaction the server discarded, the error of any of its
+/// commands) says the slot moved or is moving; `None` for any other error.
+pub(crate) fn redis_slot_motion(error: &redis::RedisError) -> Option<SlotMotion> {
+    use redis::{ErrorKind, ServerErrorKind};
+    let kinds: Vec<ServerErrorKind> = match error.clone().into_server_errors() {
+        Some(errors) => errors.iter().filter_map(|(_, error)| error.kind()).collect(),
+        None => match error.kind() {
+            ErrorKind::Server(kind) => vec![kind],
+            _ => Vec::new(),
+        },
+    };
+    if kinds.contains(&ServerErrorKind::Moved) {
+        Some(SlotMotion::Moved)
+    } else if kinds.iter().any(|kind| {
+        matches!(kind, ServerErrorKind::Ask | ServerErrorKind::TryAgain | ServerErrorKind::ClusterDown)
+    }) {
+        Some(SlotMotion::Moving)
+    } else {
+        None
+    }
+}
+
+/// How long to wait before a command on a slot in motion is tried again, up to a deadline.
+#[derive(Debug)]
+pub(crate) struct SlotPatience {
+    deadline: Instant,
+    pause: Duration,
+}
+
+impl SlotPatience {
+    /// Patience for `wait` from now.
+    pub(crate) fn new(wait: Duration) -> Self {
+        Self { deadline: Instant::now() + wait, pause: FIRST_SLOT_PAUSE }
+    }
+
+    /// Waits before the next try after `motion` (not after a `MOVED`: the slot has settled);
+    /// `false`, at once, if the deadline has passed.
+    pub(crate) fn wait(&mut self, motion: SlotMotion) -> bool {
+        let now = Instant::now();
+        if now >= self.deadline {
+            return false;
+        }
+        if motion == SlotMotion::Moving {
+            std::thread::sleep(self.pause.min(self.deadline - now));
+            self.pause = (self.pause * 2).min(MAX_SLOT_PAUSE);
+        }
+        true
     }
 }
 
@@ -302,7 +401,7 @@ pub struct RedisStore {
     keys: Keys,
     options: RedisOptions,
     /// This connection's client id, written in `{P}:owner`.
-    client_id: i64,
+    client_id: Cell<i64>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -377,7 +476,7 @@ impl RedisStore {
             }
             Some(_) => {}
         }
-        Ok(Self { connection: RefCell::new(connection), keys, options, client_id: me })
+        Ok(Self { connection: RefCell::new(connection), keys, options, client_id: Cell::new(me) })
     }
 
     /// Checks, without opening a store, that the server at `options.url` answers and keeps
@@ -440,18 +539,68 @@ impl RedisStore {
     }
 
     /// Runs `work` over a [`RedisTables`] and writes its changes in one transaction if it
-    /// succeeds.
+    /// succeeds; all of it again, reading afresh, if the slot moved meanwhile ([`Self::run`]).
     fn transaction<T>(
         &mut self,
         batch: &[Op],
-        work: impl FnOnce(&mut RedisTables<'_>) -> Result<T>,
+        mut work: impl FnMut(&mut RedisTables<'_>) -> Result<T>,
     ) -> Result<T> {
-        let connection = self.connection.get_mut();
-        let mut tables = RedisTables::new(connection, &self.keys);
-        tables.prefetch(batch)?;
-        let result = work(&mut tables)?;
-        tables.flush()?;
-        Ok(result)
+        let keys = &self.keys;
+        self.run(|connection| {
+            let mut tables = RedisTables::new(connection, keys);
+            tables.prefetch(batch)?;
+            let result = work(&mut tables)?;
+            tables.flush()?;
+            Ok(result)
+        })
+    }
+
+    /// Runs `attempt` on the store's connection; while it fails because the prefix's slot moved
+    /// or is moving (see the module docs), for up to [`RedisOptions::slot_wait`], waits, follows
+    /// the slot ([`Self::follow_slot`]) and runs it again.
+    fn run<T>(&self, mut attempt: impl FnMut(&mut Connection) -> Result<T>) -> Result<T> {
+        let mut patience = SlotPatience::new(self.options.slot_wait);
+        let mut result = attempt(&mut self.connection.borrow_mut());
+        loop {
+            let error = match result {
+                Ok(value) => return Ok(value),
+                Err(error) => error,
+            };
+            match slot_motion(&error) {
+                Some(motion) if patience.wait(motion) => {}
+                _ => return Err(error),
+            }
+            result = self.follow_slot().and_then(|()| attempt(&mut self.connection.borrow_mut()));
+        }
+    }
+
+    /// Connects again to the master that serves the prefix's slot and takes the prefix over
+    /// there from this store's previous connection: `{P}:owner` must still name that connection
+    /// (it moved with the slot), else another store took the prefix and this one fails.
+    fn follow_slot(&self) -> Result<()> {
+        let mut connection = connect_to_slot_owner(&self.options.url, &self.options.prefix)?;
+        check_fsync(&mut connection, &self.options)?;
+        let me: i64 = redis::cmd("CLIENT").arg("ID").query(&mut connection).map_err(engine("client id"))?;
+        let taken: i64 = redis::cmd("EVAL")
+            .arg(TAKE_OVER_SCRIPT)
+            .arg(1)
+            .arg(&self.keys.owner)
+            .arg(self.client_id.get())
+            .arg(me)
+            .query(&mut connection)
+            .map_err(engine("take the prefix over on its slot's new master"))?;
+        if taken != 1 {
+            return Err(refused(
+                "follow the slot",
+                format!(
+                    "prefix {:?} was taken by another connection while its slot moved to another master",
+                    self.options.prefix
+                ),
+            ));
+        }
+        *self.connection.borrow_mut() = connection;
+        self.client_id.set(me);
+        Ok(())
     }
 }
 
@@ -767,11 +916,9 @@ impl RedisStore {
         }
         let keys: Vec<[u8; 4]> = ids.iter().map(|&id| id_key(id)).collect();
         let fields: Vec<&[u8]> = keys.iter().map(<[u8; 4]>::as_slice).collect();
-        redis::cmd("HMGET")
-            .arg(key)
-            .arg(&fields)
-            .query(&mut *self.connection.borrow_mut())
-            .map_err(engine(action))
+        self.run(|connection| {
+            redis::cmd("HMGET").arg(key).arg(&fields).query(connection).map_err(engine(action))
+        })
     }
 }
 
@@ -781,7 +928,7 @@ impl Drop for RedisStore {
     fn drop(&mut self) {
         let connection = self.connection.get_mut();
         let owner: Option<i64> = redis::cmd("GET").arg(&self.keys.owner).query(connection).ok().flatten();
-        if owner == Some(self.client_id) {
+        if owner == Some(self.client_id.get()) {
             let _ = redis::cmd("DEL").arg(&self.keys.owner).query::<()>(connection);
         }
     }
@@ -814,12 +961,12 @@ impl FrontierStore for RedisStore {
     }
 
     fn lookup(&self, url: &str) -> Result<Option<PageId>> {
-        let value = hget(&mut self.connection.borrow_mut(), &self.keys.urls, url.as_bytes(), "read urls")?;
+        let value = self.run(|connection| hget(connection, &self.keys.urls, url.as_bytes(), "read urls"))?;
         Ok(value.map(|bytes| decode_ids(&bytes, "urls")).transpose()?.map(|(page, _)| PageId(page)))
     }
 
     fn pages(&self, after: Option<PageId>, limit: usize) -> Result<Vec<StoredPage>> {
-        let end = RedisStore::read_meta(&mut self.connection.borrow_mut(), &self.keys)?.next_page;
+        let end = self.run(|connection| RedisStore::read_meta(connection, &self.keys))?.next_page;
         let first = after.map_or(0, |page| u64::from(page.0) + 1);
         let rows = self.rows_by_id(&self.keys.pages, first, end, limit)?;
         rows.into_iter()
@@ -831,24 +978,25 @@ impl FrontierStore for RedisStore {
     }
 
     fn host(&self, host: HostId) -> Result<Option<HostRecord>> {
-        let value = hget(&mut self.connection.borrow_mut(), &self.keys.hosts, &id_key(host.0), "read hosts")?;
+        let value =
+            self.run(|connection| hget(connection, &self.keys.hosts, &id_key(host.0), "read hosts"))?;
         value.map(|bytes| decode_host(host.0, &bytes)).transpose()
     }
 
     fn host_by_key(&self, key: &str) -> Result<Option<HostId>> {
         let value =
-            hget(&mut self.connection.borrow_mut(), &self.keys.host_keys, key.as_bytes(), "read host_keys")?;
+            self.run(|connection| hget(connection, &self.keys.host_keys, key.as_bytes(), "read host_keys"))?;
         Ok(value.map(|bytes| decode_id(&bytes, "host_keys")).transpose()?.map(HostId))
     }
 
     fn hosts(&self, after: Option<HostId>, limit: usize) -> Result<Vec<HostRecord>> {
-        let end = RedisStore::read_meta(&mut self.connection.borrow_mut(), &self.keys)?.next_host;
+        let end = self.run(|connection| RedisStore::read_meta(connection, &self.keys))?.next_host;
         let first = after.map_or(0, |host| u64::from(host.0) + 1);
         let rows = self.rows_by_id(&self.keys.hosts, first, end, limit)?;
         rows.into_iter().map(|(id, bytes)| decode_host(id, &bytes)).collect()
     }
 
     fn counts(&self) -> Result<Counts> {
-        Ok(RedisStore::read_meta(&mut self.connection.borrow_mut(), &self.keys)?.counts())
+        Ok(self.run(|connection| RedisStore::read_meta(connection, &self.keys))?.counts())
     }
 }

@@ -63,7 +63,7 @@ use std::collections::HashMap;
 use redis::Connection;
 
 use crate::error::{Result, StoreError};
-use crate::redis_engine::slot_owner;
+use crate::redis_engine::{DEFAULT_SLOT_WAIT, SlotPatience, redis_slot_motion, slot_owner};
 
 /// This process's place among a crawl's shards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -354,20 +354,27 @@ impl ShardExchange {
     }
 
     /// Runs `work` on `shard`'s connection; on an error, forgets every connection and where
-    /// every shard is (a slot that moved is found again on the next call) and returns the
-    /// error.
+    /// every shard is (a slot that moved is found again), and returns the error, unless it says
+    /// the slot moved or is moving: then `work` runs again on the slot's node, for up to 30 s,
+    /// as a store's commands do (`redis_engine`'s module docs, "A slot that moves"). Every
+    /// `work` here is one command or one `MULTI`/`EXEC`, which a redirection discards whole.
     fn with_connection<T>(
         &mut self,
         shard: u32,
-        work: impl FnOnce(&mut Connection) -> redis::RedisResult<T>,
+        mut work: impl FnMut(&mut Connection) -> redis::RedisResult<T>,
         action: &'static str,
     ) -> Result<T> {
-        let result = work(self.connection(shard)?);
-        if result.is_err() {
+        let mut patience = SlotPatience::new(DEFAULT_SLOT_WAIT);
+        loop {
+            let result = work(self.connection(shard)?);
+            let Err(error) = result else { return result.map_err(engine(action)) };
             self.connections.clear();
             self.nodes.iter_mut().for_each(|node| *node = None);
+            match redis_slot_motion(&error) {
+                Some(motion) if patience.wait(motion) => {}
+                _ => return Err(engine(action)(error)),
+            }
         }
-        result.map_err(engine(action))
     }
 
     /// How many connections it holds: one per node it has talked to.

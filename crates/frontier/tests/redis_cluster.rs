@@ -149,3 +149,115 @@ fn a_prefix_that_is_not_a_hash_tag_is_refused_on_a_cluster() {
         assert!(message.contains("hash tag"), "{prefix:?}: {message}");
     }
 }
+
+/// `count` discoveries on hosts `h0.test`…`h3.test`, their URLs numbered from `first`.
+fn discoveries(first: usize, count: usize) -> Vec<Op> {
+    (first..first + count)
+        .map(|i| {
+            Op::Discover(discovery(&format!("https://h{}.test/{i}", i % 4), &format!("h{}.test", i % 4)))
+        })
+        .collect()
+}
+
+/// A resharding moves a store's slot to another master while the store is open: its next
+/// commit and reads follow the slot there (`MOVED`, then the store connects again and takes its
+/// prefix over from its old connection) without an error, its keys are then on the new master
+/// only, and the prefix is still held (a second open through any node is refused). A cluster of
+/// its own: the slot map changes.
+#[test]
+fn a_store_follows_its_slot_to_another_master() {
+    let cluster = RedisCluster::start();
+    let prefix = cluster.prefix_on(1, "moving");
+    let mut store = RedisStore::open(options(&cluster, 0, &prefix)).unwrap();
+    let report = store.commit(&discoveries(0, 20)).unwrap();
+    store.commit(&[Op::Start(report.admissions[3].page)]).unwrap();
+    cluster.move_slot(&format!("{{{prefix}}}"), 2);
+    assert_eq!(cluster.node_serving(&format!("{{{prefix}}}")), 2);
+    // A read first: it follows the slot as a commit does.
+    assert_eq!(store.counts().unwrap().pages(), 20);
+    let next = store.commit(&discoveries(20, 5)).unwrap();
+    assert_eq!(next.admissions[0].page.0, 20, "ids go on from the old master's");
+    assert_eq!(store.counts().unwrap().pages(), 25);
+    assert_eq!(store.recover().unwrap(), 1, "the page in flight is still in flight");
+    for table in ["meta", "urls", "pages", "host_keys", "hosts", "owner"] {
+        assert_eq!(cluster.node_holding(&format!("{{{prefix}}}:{table}")), 2, "{table}");
+    }
+    for node in 0..3 {
+        let message = RedisStore::open(options(&cluster, node, &prefix)).unwrap_err().to_string();
+        assert!(message.contains("is in use by another connection"), "through node {node}: {message}");
+    }
+    drop(store);
+    let store = RedisStore::open(options(&cluster, 0, &prefix)).unwrap();
+    assert_eq!(store.counts().unwrap().pages(), 25);
+    assert_eq!(store.lookup("https://h1.test/21").unwrap(), Some(next.admissions[1].page));
+}
+
+/// A commit made while the slot's keys are half migrated (the old master answers `ASK` for the
+/// store's `meta`, already on the new one) waits for the migration to end, then runs on the new
+/// master, once.
+#[test]
+fn a_commit_waits_for_a_migration_in_progress() {
+    let cluster = RedisCluster::start();
+    let prefix = cluster.prefix_on(0, "migrating");
+    let mut store = RedisStore::open(options(&cluster, 1, &prefix)).unwrap();
+    store.commit(&discoveries(0, 10)).unwrap();
+    let slot_move = cluster.start_slot_move(&format!("{{{prefix}}}"), 1);
+    slot_move.migrate_keys(&[format!("{{{prefix}}}:meta")]);
+    let started = std::time::Instant::now();
+    let report = std::thread::scope(|scope| {
+        let commit = scope.spawn(|| store.commit(&discoveries(10, 10)));
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        assert!(!commit.is_finished(), "the commit waits while the keys are on both sides");
+        slot_move.finish();
+        commit.join().unwrap()
+    })
+    .unwrap();
+    assert!(started.elapsed() >= std::time::Duration::from_millis(400));
+    assert_eq!(report.admissions.len(), 10);
+    assert_eq!(report.admissions[0].page.0, 10);
+    assert_eq!(store.counts().unwrap().discovered, 20);
+    assert_eq!(cluster.node_holding(&format!("{{{prefix}}}:pages")), 1);
+}
+
+/// The wait is bounded: with `slot_wait` at 300 ms, a commit during a migration that does not
+/// end fails after about that long, naming the server's answer, and applies nothing; once the
+/// migration ends, the same batch commits. And a store whose prefix another connection took on
+/// the slot's new master (its `{P}:owner` no longer names this store's connection) fails rather
+/// than write beside it.
+#[test]
+fn the_wait_is_bounded_and_a_prefix_taken_meanwhile_is_not_written() {
+    let cluster = RedisCluster::start();
+    let prefix = cluster.prefix_on(2, "bounded");
+    let short =
+        RedisOptions { slot_wait: std::time::Duration::from_millis(300), ..options(&cluster, 0, &prefix) };
+    let mut store = RedisStore::open(short).unwrap();
+    store.commit(&discoveries(0, 5)).unwrap();
+    let slot_move = cluster.start_slot_move(&format!("{{{prefix}}}"), 0);
+    slot_move.migrate_keys(&[format!("{{{prefix}}}:meta")]);
+    let started = std::time::Instant::now();
+    let message = store.commit(&discoveries(5, 5)).unwrap_err().to_string();
+    let waited = started.elapsed();
+    assert!(
+        waited >= std::time::Duration::from_millis(300) && waited < std::time::Duration::from_secs(5),
+        "{waited:?}"
+    );
+    assert!(message.contains("Ask") || message.contains("TryAgain"), "{message}");
+    slot_move.finish();
+    assert_eq!(store.counts().unwrap().discovered, 5, "nothing of the failed commit");
+    store.commit(&discoveries(5, 5)).unwrap();
+    assert_eq!(store.counts().unwrap().discovered, 10);
+
+    // Another connection takes the prefix on the new master (as an `open` there would, once it
+    // found the old owner's id alive on no connection of that master), then the slot moves on.
+    let mut node = cluster.connect(0).unwrap();
+    redis::cmd("SET").arg(format!("{{{prefix}}}:owner")).arg(999_999).query::<()>(&mut node).unwrap();
+    cluster.move_slot(&format!("{{{prefix}}}"), 1);
+    let message = store.commit(&discoveries(10, 5)).unwrap_err().to_string();
+    assert!(message.contains("was taken by another connection while its slot moved"), "{message}");
+    let mut node = cluster.connect(1).unwrap();
+    let owner: i64 = redis::cmd("GET").arg(format!("{{{prefix}}}:owner")).query(&mut node).unwrap();
+    assert_eq!(owner, 999_999, "the other connection keeps the prefix");
+    let discovered: u64 =
+        redis::cmd("HGET").arg(format!("{{{prefix}}}:meta")).arg("discovered").query(&mut node).unwrap();
+    assert_eq!(discovered, 10);
+}

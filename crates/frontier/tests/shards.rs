@@ -131,6 +131,46 @@ fn a_shard_holds_a_connection_per_node_of_a_cluster() {
     assert_eq!(shards[0].connection_count(), 3);
 }
 
+/// A receiver's slot that moves to another master while a sender holds a connection to the old
+/// one: the sender's next handover follows it (`MOVED`), and one sent while the slot's keys are
+/// half migrated (`ASK` for the inbox, already moved) waits until the migration ends; each
+/// arrives once, in order. A cluster of its own: the slot map changes.
+#[test]
+fn handovers_follow_a_receivers_slot_that_moves() {
+    let cluster = RedisCluster::start();
+    let mut shards: Vec<ShardExchange> = (0..2)
+        .map(|index| ShardExchange::new(&cluster.urls[0], "moving", ShardPlan::new(index, 2).unwrap()))
+        .collect();
+    let receiver = ShardPlan::new(1, 2).unwrap().prefix_of("moving", 1);
+    let (inbox, state) = (format!("{{{receiver}}}:inbox"), format!("{{{receiver}}}:shard"));
+    let send = |shards: &mut [ShardExchange], url: &str| {
+        let mut outgoing = vec![Vec::new(), vec![handover(url, 1)]];
+        shards[0].send(&mut outgoing).unwrap()
+    };
+    assert_eq!(send(&mut shards, "http://a.test/1"), 1);
+    let from = cluster.node_serving(&inbox);
+    let to = (from + 1) % 3;
+    cluster.move_slot(&inbox, to);
+    assert_eq!(send(&mut shards, "http://a.test/2"), 1);
+    let further = (to + 1) % 3;
+    let slot_move = cluster.start_slot_move(&inbox, further);
+    slot_move.migrate_keys(&[&inbox]);
+    std::thread::scope(|scope| {
+        let sender = scope.spawn(|| send(&mut shards, "http://a.test/3"));
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(!sender.is_finished(), "the handover waits while the keys are on both sides");
+        slot_move.finish();
+        assert_eq!(sender.join().unwrap(), 1);
+    });
+    assert_eq!(cluster.node_holding(&inbox), further);
+    assert_eq!(cluster.node_holding(&state), further);
+    let urls: Vec<Handover> = ["http://a.test/1", "http://a.test/2", "http://a.test/3"]
+        .into_iter()
+        .map(|url| handover(url, 1))
+        .collect();
+    assert_eq!(shards[1].peek(10).unwrap(), urls);
+}
+
 /// Destroying a shard's frontier takes its inbox and state with it: a crawl started again
 /// under the prefix reads neither the old handovers nor the old shards' verdicts.
 #[test]
