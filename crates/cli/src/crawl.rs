@@ -125,7 +125,7 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "N")]
     max_in_flight: Option<usize>,
     /// At most N requests in flight at once to one IP address, over all the host names that
-    /// resolve to it; 0: no limit [default: 8].
+    /// resolve to it (and over all the shards of a sharded crawl); 0: no limit [default: 8].
     #[arg(long, value_name = "N")]
     max_in_flight_per_ip: Option<usize>,
     /// At most N requests in flight at once to one host. More than 1 turns that part of

@@ -157,7 +157,8 @@ pub struct CrawlConfig {
     /// frontier under the prefix `PREFIX-K-of-N` (or `PREFIX-K-of-N.J`, its slot spread; see
     /// [`ShardPlan::prefix`](freshet_frontier::ShardPlan::prefix)), and hands every URL of another shard's hosts
     /// to that shard through Redis. Start every shard with the same settings and seeds; the
-    /// limits (`max_pages`, `rate`, quotas, per-IP politeness) are each shard's own.
+    /// limits `max_pages`, `rate` and the quotas are each shard's own, and the per-IP limit is
+    /// shared out among the shards ([`CrawlConfig::max_in_flight_per_ip_of_shard`]).
     pub shard: Option<freshet_frontier::ShardPlan>,
     /// WARC files are rotated before they pass this size (bytes, compressed).
     pub warc_max_file_bytes: u64,
@@ -272,6 +273,17 @@ impl CrawlConfig {
         freshet_robots::product_token(&self.fetch.user_agent).to_ascii_lowercase()
     }
 
+    /// The per-IP limit this process keeps: `fetch.max_in_flight_per_ip`, shared out among the
+    /// shards of a sharded crawl (`⌊limit / N⌋` each, at least 1, which [`Self::validate`]
+    /// requires): one IP address may serve host names of every shard, and the shards do not
+    /// talk per request, so each keeping the whole limit would let an address see `N` times
+    /// it.
+    #[must_use]
+    pub fn max_in_flight_per_ip_of_shard(&self) -> Option<usize> {
+        let shards = self.shard.map_or(1, |plan| usize::try_from(plan.count()).unwrap_or(usize::MAX));
+        self.fetch.max_in_flight_per_ip.map(|limit| (limit / shards.max(1)).max(1))
+    }
+
     /// Checks the numbers.
     ///
     /// # Errors
@@ -339,6 +351,16 @@ impl CrawlConfig {
         }
         if self.max_pages == Some(0) {
             return bad("max_pages", "0".into(), "at least 1 (or no limit)");
+        }
+        if let (Some(plan), Some(limit)) = (self.shard, self.fetch.max_in_flight_per_ip)
+            && usize::try_from(plan.count()).is_ok_and(|shards| shards > limit)
+        {
+            return bad(
+                "max_in_flight_per_ip",
+                format!("{limit} with {} shards", plan.count()),
+                "at least the number of shards (or no limit): the shards share the limit out, each \
+                 keeping at least one request per IP address",
+            );
         }
         if self.robots_agent().is_empty() {
             return bad(

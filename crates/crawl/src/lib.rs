@@ -69,7 +69,9 @@
 //!   host whose robots.txt request is refused so is marked refused: none of its pages is tried,
 //!   each gets a `skipped` line with outcome `address-refused`.
 //! - At most `FetchConfig::max_in_flight_per_ip` requests (default 8) are in flight to one IP
-//!   address over all the host names that resolve to it (the fetcher's per-IP gates).
+//!   address over all the host names that resolve to it (the fetcher's per-IP gates); in a
+//!   sharded crawl over all the shards, each keeping its share
+//!   (`CrawlConfig::max_in_flight_per_ip_of_shard`).
 //! - Across runs: the pause a 429/503 `Retry-After` asked for is stored with that answer's
 //!   group commit (the host's `blocked_until`, which every `SetHost` carries while the pause
 //!   lasts), so a resumed run waits it out (robots.txt included), even after `kill -9`. A run

@@ -362,3 +362,85 @@ async fn importance_flows_along_links_between_shards() {
     // left home, 0.72 (x 0.84, y 1.16); the teleport kept home, 1.00 (A drains into B).
     assert!(x.weight > 1.6 * y.weight, "x {} against y {}", x.weight, y.weight);
 }
+
+/// The per-IP limit holds over the shards, which do not talk per request: two shards of a
+/// crawl of eight host names that all resolve to 127.0.0.1, each name's home page linking five
+/// more, every answer taking 60 ms, with `max_in_flight_per_ip` 2, never have more than two
+/// requests at the server at once (each shard keeps one), where each keeping the whole limit
+/// let the address see up to four. And a limit below the number of shards is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_per_ip_limit_holds_over_the_shards() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let redis = RedisServer::start();
+    let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let app = axum::Router::new().fallback({
+        let (now, most) = (Arc::clone(&now), Arc::clone(&most));
+        move |uri: axum::http::Uri| async move {
+            let current = now.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(current, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(60)).await;
+            now.fetch_sub(1, Ordering::SeqCst);
+            let html = |body: String| {
+                (
+                    [(axum::http::header::CONTENT_TYPE, "text/html")],
+                    format!("<html><body>{body}</body></html>"),
+                )
+            };
+            match uri.path() {
+                "/" => axum::response::IntoResponse::into_response(html(
+                    (1..=5).map(|page| format!("<a href=\"/{page}\">{page}</a>")).collect(),
+                )),
+                "/robots.txt" => {
+                    axum::response::IntoResponse::into_response(axum::http::StatusCode::NOT_FOUND)
+                }
+                path => axum::response::IntoResponse::into_response(html(format!("<p>page {path}</p>"))),
+            }
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let hosts: Vec<String> = (0..8).map(|index| format!("ip{index}.test")).collect();
+    let plan = ShardPlan::new(0, 2).unwrap();
+    for shard in 0..2 {
+        let owned = hosts.iter().filter(|host| plan.shard_of(host) == shard).count();
+        assert!(owned >= 2, "shard {shard} owns {owned} of the hosts: the check below needs two each");
+    }
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let configs: Vec<CrawlConfig> = (0..2)
+        .map(|index| {
+            let mut config = CrawlConfig::new(dirs[index as usize].path());
+            config.seeds = hosts
+                .iter()
+                .map(|host| freshet_url::canonicalize(&format!("http://{host}:{port}/")).unwrap())
+                .collect();
+            config.scope = Scope::Host;
+            config.delay = Duration::from_millis(5);
+            config.revisit = Revisit::Once;
+            config.fetch.allow_private = true;
+            config.fetch.user_agent = "freshet-test/0.1".into();
+            config.fetch.resolve =
+                hosts.iter().map(|host| (host.clone(), IpAddr::V4(Ipv4Addr::LOCALHOST))).collect();
+            config.fetch.max_in_flight_per_ip = Some(2);
+            config.store =
+                StoreEngine::Redis(RedisOptions { prefix: "ips".into(), ..RedisOptions::new(&redis.url) });
+            config.shard = Some(ShardPlan::new(index, 2).unwrap());
+            config
+        })
+        .collect();
+    let mut refused = configs[0].clone();
+    refused.fetch.max_in_flight_per_ip = Some(1);
+    let message = Crawler::open(refused).err().unwrap().to_string();
+    assert!(message.contains("max_in_flight_per_ip = 1 with 2 shards"), "{message}");
+    let tasks: Vec<_> = configs
+        .into_iter()
+        .map(|config| tokio::spawn(Crawler::open(config).unwrap().run(std::future::pending())))
+        .collect();
+    let mut pages = 0;
+    for task in tasks {
+        let summary = tokio::time::timeout(Duration::from_secs(60), task).await.unwrap().unwrap().unwrap();
+        pages += summary.pages;
+    }
+    assert_eq!(pages, 8 * 6, "every page of every host");
+    assert_eq!(most.load(Ordering::SeqCst), 2, "the most requests at the address at once");
+}

@@ -367,6 +367,7 @@ impl Crawler {
             // As many connections kept per host as requests may be in flight to it.
             fetcher: Fetcher::new(FetchConfig {
                 max_idle_per_host: usize::try_from(config.max_in_flight_per_host).unwrap_or(usize::MAX),
+                max_in_flight_per_ip: config.max_in_flight_per_ip_of_shard(),
                 ..config.fetch.clone()
             })?,
             store,
