@@ -157,8 +157,10 @@ pub struct CrawlConfig {
     /// frontier under the prefix `PREFIX-K-of-N` (or `PREFIX-K-of-N.J`, its slot spread; see
     /// [`ShardPlan::prefix`](freshet_frontier::ShardPlan::prefix)), and hands every URL of another shard's hosts
     /// to that shard through Redis. Start every shard with the same settings and seeds; the
-    /// limits `max_pages`, `rate` and the quotas are each shard's own, and the per-IP limit is
-    /// shared out among the shards ([`CrawlConfig::max_in_flight_per_ip_of_shard`]).
+    /// limits `max_pages`, `rate` and `host_quota` (a host is one shard's) are each shard's
+    /// own, and the per-IP limit and `max_hosts_per_domain` are shared out among the shards
+    /// ([`CrawlConfig::max_in_flight_per_ip_of_shard`],
+    /// [`CrawlConfig::max_hosts_per_domain_of_shard`]).
     pub shard: Option<freshet_frontier::ShardPlan>,
     /// WARC files are rotated before they pass this size (bytes, compressed).
     pub warc_max_file_bytes: u64,
@@ -284,6 +286,20 @@ impl CrawlConfig {
         self.fetch.max_in_flight_per_ip.map(|limit| (limit / shards.max(1)).max(1))
     }
 
+    /// The hosts of one registered domain this process crawls: `max_hosts_per_domain`, shared
+    /// out among the shards of a sharded crawl (`⌊limit / N⌋` each, at least 1, which
+    /// [`Self::validate`] requires; 0 stays 0, no limit): a domain's host names hash to every
+    /// shard, and each shard counts its own, so each keeping the whole limit would let a
+    /// wildcard-DNS trap have `N` times it.
+    #[must_use]
+    pub fn max_hosts_per_domain_of_shard(&self) -> u32 {
+        let shards = self.shard.map_or(1, |plan| plan.count()).max(1);
+        match self.max_hosts_per_domain {
+            0 => 0,
+            limit => (limit / shards).max(1),
+        }
+    }
+
     /// Checks the numbers.
     ///
     /// # Errors
@@ -351,6 +367,17 @@ impl CrawlConfig {
         }
         if self.max_pages == Some(0) {
             return bad("max_pages", "0".into(), "at least 1 (or no limit)");
+        }
+        if let Some(plan) = self.shard
+            && self.max_hosts_per_domain > 0
+            && plan.count() > self.max_hosts_per_domain
+        {
+            return bad(
+                "max_hosts_per_domain",
+                format!("{} with {} shards", self.max_hosts_per_domain, plan.count()),
+                "at least the number of shards (or 0, no limit): the shards share the limit out, \
+                 each keeping at least one host of a domain",
+            );
         }
         if let (Some(plan), Some(limit)) = (self.shard, self.fetch.max_in_flight_per_ip)
             && usize::try_from(plan.count()).is_ok_and(|shards| shards > limit)

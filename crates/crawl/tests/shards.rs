@@ -444,3 +444,59 @@ async fn the_per_ip_limit_holds_over_the_shards() {
     assert_eq!(pages, 8 * 6, "every page of every host");
     assert_eq!(most.load(Ordering::SeqCst), 2, "the most requests at the address at once");
 }
+
+/// `max_hosts_per_domain` holds over the shards: a wildcard-DNS trap (every name under
+/// `wildcard-dns.web.test` resolves, and its pages link new ones without end) crawled by two
+/// shards with a limit of 12 calls on at most 12 hosts of `web.test` in all (each shard counts
+/// its own, up to 6), where each keeping the whole limit let the trap have up to 24. And a
+/// limit below the number of shards is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_hosts_per_domain_limit_holds_over_the_shards() {
+    use freshet_testweb::{Misbehaviour, MisbehaviourSettings};
+    let redis = RedisServer::start();
+    let web_config = ServerConfig {
+        web: WebConfig { hosts: 2, pages: 20, ..WebConfig::default() },
+        misbehave: vec![Misbehaviour::WildcardDns],
+        settings: MisbehaviourSettings::default(),
+        ..ServerConfig::default()
+    };
+    let web = TestWeb::start("127.0.0.1:0".parse().unwrap(), web_config, Arc::new(SystemClock::new()))
+        .await
+        .unwrap();
+    let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let configs: Vec<CrawlConfig> = (0..2)
+        .map(|index| {
+            let mut config =
+                common::testweb_config(&web, dirs[index as usize].path(), Duration::from_millis(1));
+            config.fetch.resolve.push(("*.wildcard-dns.web.test".into(), IpAddr::V4(Ipv4Addr::LOCALHOST)));
+            config.max_hosts_per_domain = 12;
+            config.store =
+                StoreEngine::Redis(RedisOptions { prefix: "trap".into(), ..RedisOptions::new(&redis.url) });
+            config.shard = Some(ShardPlan::new(index, 2).unwrap());
+            config
+        })
+        .collect();
+    let mut refused = configs[0].clone();
+    refused.max_hosts_per_domain = 1;
+    let message = Crawler::open(refused).err().unwrap().to_string();
+    assert!(message.contains("max_hosts_per_domain = 1 with 2 shards"), "{message}");
+    let tasks: Vec<_> = configs
+        .into_iter()
+        .map(|config| tokio::spawn(Crawler::open(config).unwrap().run(std::future::pending())))
+        .collect();
+    for task in tasks {
+        let summary = tokio::time::timeout(Duration::from_secs(120), task).await.unwrap().unwrap().unwrap();
+        assert_eq!(summary.stopped, StopReason::Done, "the trap must end");
+    }
+    let hosts: HashSet<String> = web.log().entries().iter().map(|entry| entry.host.clone()).collect();
+    let trap =
+        hosts.iter().filter(|host| Misbehaviour::from_host(host) == Some(Misbehaviour::WildcardDns)).count();
+    assert!(hosts.len() <= 12, "{} hosts called on: {hosts:?}", hosts.len());
+    assert!(trap >= 4, "the trap's hosts up to each shard's share: {hosts:?}");
+    let skipped = (0..2)
+        .flat_map(|index| read_log(dirs[index].path()))
+        .filter(|line| line.outcome == "domain-quota")
+        .count();
+    assert!(skipped >= 2, "each shard logs the hosts it keeps out");
+    web.shutdown().await.unwrap();
+}

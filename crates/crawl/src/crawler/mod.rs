@@ -602,7 +602,7 @@ impl Crawler {
         let domain = freshet_url::registered_domain(name).unwrap_or(name);
         let found = self.domain_hosts.entry(domain.into()).or_insert(0);
         *found = found.saturating_add(1);
-        let limit = self.config.max_hosts_per_domain;
+        let limit = self.config.max_hosts_per_domain_of_shard();
         state.beyond_domain_limit = limit > 0 && *found > limit;
         self.some_domain_full |= limit > 0 && *found >= limit;
         self.hosts[index] = Some(state);
@@ -1011,7 +1011,7 @@ impl Crawler {
             return Ok(None);
         }
         let domain = freshet_url::registered_domain(name).unwrap_or(name);
-        let limit = self.config.max_hosts_per_domain;
+        let limit = self.config.max_hosts_per_domain_of_shard();
         if self.domain_hosts.get(domain).is_none_or(|&found| found < limit) {
             self.last_passed = Some((url.scheme().to_owned(), name.to_owned(), port));
             return Ok(None);
@@ -1296,8 +1296,9 @@ impl Crawler {
         let name = url.host_str().unwrap_or_default();
         let domain = freshet_url::registered_domain(name).unwrap_or(name);
         format!(
-            "{domain} had {} hosts in this crawl before this one (max-hosts-per-domain): the host is not crawled",
-            self.config.max_hosts_per_domain
+            "{domain} had {} hosts in this crawl before this one (max-hosts-per-domain{}): the host is not crawled",
+            self.config.max_hosts_per_domain_of_shard(),
+            if self.config.shard.is_some_and(|plan| plan.count() > 1) { ", this shard's share" } else { "" }
         )
     }
 
