@@ -298,6 +298,13 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
         summary.bytes,
         data.display()
     );
+    if summary.internal_errors > 0 {
+        println!(
+            "{} fetch tasks failed on a bug in freshet (outcome internal-error in the crawl log, with \
+             the URL and the message): please report them",
+            summary.internal_errors
+        );
+    }
     if summary.throttled_out > 0 {
         println!(
             "{} URLs not requested: their host asked to be left alone for longer than max-retry-after \

@@ -64,6 +64,8 @@ pub struct CrawlSummary {
     pub pages: u64,
     /// Of those, answers that were not 2xx or 304 (errors, redirects, throttling, failures).
     pub not_ok: u64,
+    /// Jobs whose task panicked (a bug; each logged `internal-error` with its URL).
+    pub internal_errors: u64,
     /// robots.txt requests made (redirect hops included).
     pub robots: u64,
     /// URLs not requested because robots.txt disallows them.
@@ -422,6 +424,7 @@ impl Crawler {
                 stopped: StopReason::Done,
                 pages: 0,
                 not_ok: 0,
+                internal_errors: 0,
                 robots: 0,
                 skipped: 0,
                 refused: 0,
@@ -1037,16 +1040,50 @@ impl Crawler {
     /// A finished (or aborted, or panicked) job.
     fn joined(&mut self, joined: std::result::Result<(Id, JobResult), tokio::task::JoinError>) -> Result<()> {
         let (id, result) = match joined {
-            Ok((id, result)) => (id, Some(result)),
-            Err(error) => (error.id(), None),
+            Ok((id, result)) => (id, Ok(result)),
+            Err(error) => (error.id(), Err(error)),
         };
         let Some(job) = self.in_flight.remove(&id) else { return Ok(()) };
         match result {
-            Some(result) => self.complete(job, result),
+            Ok(result) => self.complete(job, result),
+            Err(error) if error.is_panic() => self.job_panicked(job, error),
             // Aborted at shutdown: the page was never marked started in the store, so it is due
             // again on resume. The scheduler is dropped with the crawler.
-            None => Ok(()),
+            Err(_) => Ok(()),
         }
+    }
+
+    /// A job whose task panicked (a bug, which some page's bytes reach: the link extractor once
+    /// sliced through a character of a `<meta http-equiv=refresh>`): its URL gets an
+    /// `internal-error` line with the panic's message, and the job completes as one whose
+    /// request brought nothing (the host's slot is given back, the page counts a failure and
+    /// is tried again up to `max_failures`), where the host's slot stayed taken for the rest
+    /// of the run and none of its pages was fetched again, without a word. Nothing of the job
+    /// was written: its records and log line are the control task's, after it.
+    fn job_panicked(&mut self, job: Job, error: tokio::task::JoinError) -> Result<()> {
+        let panic = error.into_panic();
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|message| (*message).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_owned());
+        self.log.write(&LogLine {
+            time: log_time(SystemTime::now()),
+            kind: job.kind.log_kind(),
+            url: job.url.to_string(),
+            status: None,
+            bytes: 0,
+            duration_ms: 0.0,
+            fingerprint: None,
+            outcome: "internal-error".into(),
+            detail: Some(format!(
+                "the fetch task panicked: {message} (a bug in freshet; please report it with this URL)"
+            )),
+            links: None,
+            topic_score: None,
+        })?;
+        self.summary.internal_errors += 1;
+        self.complete(job, JobResult::nothing(Instant::now()))
     }
 
     /// The group commit: WARC synced first, then the log's lines handed to the OS, then one
@@ -1436,6 +1473,63 @@ mod pattern_tests {
             let patterns = Patterns::new(&list);
             proptest::prop_assert_eq!(patterns.is_empty(), list.is_empty());
             proptest::prop_assert_eq!(patterns.any_match(&text), list.iter().any(|pattern| pattern.is_match(&text)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod panic_tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::net::{IpAddr, Ipv4Addr};
+    use std::time::Duration;
+
+    use crate::{CrawlConfig, Crawler, LogLine, Revisit, StopReason};
+
+    /// A fetch task that panics (here the stand-in in `Job::run`, for the URL `/panic-here`)
+    /// gets an `internal-error` line naming the URL and the panic, its host's slot back, and
+    /// its page `max_failures` tries; the host's other pages are all fetched and the crawl
+    /// ends, where the host's slot stayed taken and the crawl never ended.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panicking_fetch_is_logged_and_its_host_goes_on() {
+        let app = axum::Router::new().fallback(|uri: axum::http::Uri| async move {
+            let body = match uri.path() {
+                "/" => "<a href=\"/a\">a</a><a href=\"/panic-here\">p</a><a href=\"/b\">b</a><a href=\"/c\">c</a>",
+                _ => "<p>a page</p>",
+            };
+            ([(axum::http::header::CONTENT_TYPE, "text/html")], body)
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let data = tempfile::tempdir().unwrap();
+        let mut config = CrawlConfig::new(data.path());
+        config.seeds = vec![freshet_url::canonicalize(&format!("http://p.test:{port}/")).unwrap()];
+        config.delay = Duration::from_millis(1);
+        config.revisit = Revisit::Once;
+        config.fetch.allow_private = true;
+        config.fetch.resolve = vec![("p.test".into(), IpAddr::V4(Ipv4Addr::LOCALHOST))];
+        config.max_failures = 2;
+        let crawl = Crawler::open(config).unwrap().run(std::future::pending());
+        let summary =
+            tokio::time::timeout(Duration::from_secs(30), crawl).await.expect("the crawl ends").unwrap();
+        assert_eq!(summary.stopped, StopReason::Done);
+        assert_eq!(summary.internal_errors, 2, "{summary:?}");
+        let text = std::fs::read_to_string(data.path().join("crawl.jsonl")).unwrap();
+        let lines: Vec<LogLine> = text.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+        let panicked: Vec<&LogLine> = lines.iter().filter(|line| line.outcome == "internal-error").collect();
+        assert_eq!(panicked.len(), 2, "{panicked:?}");
+        let detail = panicked[0].detail.as_deref().unwrap();
+        assert!(panicked[0].url.ends_with("/panic-here"), "{panicked:?}");
+        assert!(
+            detail.contains("a test's stand-in for a bug") && detail.contains("please report it"),
+            "{detail}"
+        );
+        for path in ["/", "/a", "/b", "/c"] {
+            assert!(
+                lines.iter().any(|line| line.outcome == "ok" && line.url.ends_with(&format!("{port}{path}"))),
+                "{path} fetched: {lines:?}"
+            );
         }
     }
 }
