@@ -15,8 +15,11 @@ pub(super) fn refresh_url(content: &str) -> Option<&str> {
     let rest = after_time.trim_start_matches(|c: char| c.is_ascii_whitespace());
     let rest = rest.strip_prefix([';', ',']).unwrap_or(rest);
     let mut url = rest.trim_start_matches(|c: char| c.is_ascii_whitespace());
-    if url.len() >= 3 && url[..3].eq_ignore_ascii_case("url") {
-        let after = url[3..].trim_start_matches(|c: char| c.is_ascii_whitespace());
+    // `get`, not indexing: the third byte may be inside a character (`u\u{fffd}rl`).
+    if let Some(after) =
+        url.get(3..).filter(|_| url.get(..3).is_some_and(|word| word.eq_ignore_ascii_case("url")))
+    {
+        let after = after.trim_start_matches(|c: char| c.is_ascii_whitespace());
         if let Some(value) = after.strip_prefix('=') {
             url = value.trim_start_matches(|c: char| c.is_ascii_whitespace());
         }
@@ -49,6 +52,15 @@ mod tests {
         assert_eq!(refresh_url("5; "), None);
         assert_eq!(refresh_url("url=/x"), None);
         assert_eq!(refresh_url("5x; url=/x"), None);
+    }
+
+    /// A character of several bytes across the third byte was sliced through and panicked
+    /// (found by `freshet-hostile`'s mutations of `links`).
+    #[test]
+    fn a_character_across_the_third_byte_is_a_target() {
+        assert_eq!(refresh_url("0; u\u{fffd}rl=/x"), Some("u\u{fffd}rl=/x"));
+        assert_eq!(refresh_url("0; ur\u{e9}"), Some("ur\u{e9}"));
+        assert_eq!(refresh_url("0; \u{e9}"), Some("\u{e9}"));
     }
 
     #[test]
