@@ -21,6 +21,7 @@ use std::io::Write as _;
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
+use freshet_content::{MainText, Signature, normalise};
 use freshet_fetch::links::{LinkOptions, extract_links};
 use freshet_fetch::sitemap::{SitemapOptions, parse_sitemap};
 use freshet_robots::{Check, RobotsTxt};
@@ -30,10 +31,11 @@ pub use mutate::Mutator;
 
 /// The targets, by name (the fuzz targets' and the seed directories' names), with their
 /// property and the tokens [`Mutator`] inserts for them.
-pub const TARGETS: [Target; 5] = [
+pub const TARGETS: [Target; 6] = [
     Target { name: "robots", check: robots, tokens: ROBOTS_TOKENS },
     Target { name: "url", check: url, tokens: URL_TOKENS },
     Target { name: "links", check: links, tokens: HTML_TOKENS },
+    Target { name: "main_text", check: main_text, tokens: HTML_TOKENS },
     Target { name: "sitemap", check: sitemap, tokens: SITEMAP_TOKENS },
     Target { name: "warc_reader", check: warc_reader, tokens: WARC_TOKENS },
 ];
@@ -166,6 +168,30 @@ pub fn links(data: &[u8]) {
             assert_eq!(again.as_str(), link.url.as_str(), "a link is not canonical");
         }
     }
+}
+
+/// An HTML body's main text and content signature (`freshet_content`): extraction never
+/// panics; every block holds normalised words: no space at either end or two in a row, every
+/// character alphanumeric but the combining dot U+0307 that lower-casing `İ` adds (the one
+/// such character in Unicode; `freshet_content`'s text module keeps it in its word), and,
+/// without that dot, normalising again changes nothing; the signature of the HTML is the
+/// signature of its main text, counts its words, and reads back from its bytes.
+pub fn main_text(data: &[u8]) {
+    let html = String::from_utf8_lossy(data);
+    let text = MainText::from_html(&html);
+    for block in text.blocks() {
+        let words = block.text();
+        assert!(!words.is_empty(), "an empty block");
+        assert!(!words.starts_with(' ') && !words.ends_with(' ') && !words.contains("  "), "{words:?}");
+        assert!(words.chars().all(|c| c.is_alphanumeric() || c == ' ' || c == '\u{307}'), "{words:?}");
+        if !words.contains('\u{307}') {
+            assert_eq!(normalise(words), words, "a block's words are not normalised");
+        }
+    }
+    let signature = Signature::of_html(&html, None);
+    assert_eq!(signature, Signature::of_text(&text, None));
+    assert_eq!(Signature::from_bytes(&signature.to_bytes()), Ok(signature));
+    assert_eq!(signature.tokens as usize, text.word_count());
 }
 
 /// A sitemap body (XML, text, gzip or a sitemap index): parsing never panics, and every URL

@@ -92,6 +92,11 @@ fn links() {
 }
 
 #[test]
+fn main_text() {
+    run(target("main_text"));
+}
+
+#[test]
 fn sitemap() {
     run(target("sitemap"));
 }
