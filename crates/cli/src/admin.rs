@@ -117,6 +117,7 @@ async fn metrics(State(endpoint): State<Endpoint>) -> Response {
     metrics::gauge!("freshet_near_duplicates_indexed").set(status.near_duplicates_indexed as f64);
     let sitemaps = status.sitemaps;
     metrics::counter!("freshet_sitemap_rereads_total").absolute(sitemaps.rereads);
+    metrics::counter!("freshet_sitemap_not_modified_total").absolute(sitemaps.not_modified);
     metrics::counter!("freshet_sitemap_changes_total").absolute(sitemaps.changes);
     metrics::counter!("freshet_sitemap_changes_confirmed_total").absolute(sitemaps.changes_confirmed);
     metrics::counter!("freshet_sitemap_vouched_total").absolute(sitemaps.vouched);

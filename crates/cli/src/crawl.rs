@@ -359,7 +359,11 @@ pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if summary.sitemap_rereads > 0 {
-        println!("{} reads of hosts' sitemaps after their first in this run", summary.sitemap_rereads);
+        println!(
+            "{} reads of hosts' sitemaps after their first in this run ({} files unchanged, answered 304 to \
+             a conditional request)",
+            summary.sitemap_rereads, summary.sitemap_not_modified
+        );
     }
     if summary.sitemap_changes > 0 {
         println!(

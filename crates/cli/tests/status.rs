@@ -117,6 +117,7 @@ fn status_and_explain_read_a_running_crawl() {
         "freshet_duplicates_total",
         "freshet_payloads_indexed",
         "freshet_sitemap_rereads_total",
+        "freshet_sitemap_not_modified_total",
         "freshet_sitemap_changes_total",
         "freshet_sitemap_vouched_total",
         "freshet_sitemap_lastmods_ignored_total",

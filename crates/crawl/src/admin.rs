@@ -177,6 +177,9 @@ pub struct CrawlStatus {
 pub struct SitemapCounts {
     /// [`crate::CrawlSummary::sitemap_rereads`].
     pub rereads: u64,
+    /// [`crate::CrawlSummary::sitemap_not_modified`].
+    #[serde(default)]
+    pub not_modified: u64,
     /// [`crate::CrawlSummary::sitemap_changes`].
     pub changes: u64,
     /// [`crate::CrawlSummary::sitemap_changes_confirmed`].

@@ -49,9 +49,9 @@ pub(crate) enum JobKind {
     /// handed back, unfetched, to be checked against the rules).
     Robots,
     /// A sitemap file of the host, fetched in the slot the scheduler gave to `page` (handed
-    /// back unfetched, as for robots.txt) and parsed with these options (see
-    /// `crawler::sitemaps`).
-    Sitemap(Box<SitemapOptions>),
+    /// back unfetched, as for robots.txt), with these validators (a conditional read, see
+    /// `crawler::sitemaps`), and parsed with these options.
+    Sitemap(Box<SitemapOptions>, Validators),
 }
 
 impl JobKind {
@@ -59,7 +59,7 @@ impl JobKind {
     pub(crate) fn held_capture(&self) -> Option<crate::dedup::HeldCapture> {
         match self {
             Self::Page { held, .. } => held.as_ref().map(|held| held.capture),
-            Self::Robots | Self::Sitemap(_) => None,
+            Self::Robots | Self::Sitemap(..) => None,
         }
     }
 
@@ -68,7 +68,7 @@ impl JobKind {
         match self {
             Self::Page { .. } => LogKind::Page,
             Self::Robots => LogKind::Robots,
-            Self::Sitemap(_) => LogKind::Sitemap,
+            Self::Sitemap(..) => LogKind::Sitemap,
         }
     }
 }
@@ -201,11 +201,11 @@ impl Job {
                 fetcher.fetch_page(&self.url, validators).await.map(|f| vec![f])
             }
             JobKind::Robots => robots_chain(&fetcher, self.url.clone(), self.delay).await,
-            JobKind::Sitemap(_) => fetcher.fetch(&self.url, &Validators::default()).await.map(|f| vec![f]),
+            JobKind::Sitemap(_, validators) => fetcher.fetch(&self.url, validators).await.map(|f| vec![f]),
         };
         let ended = Instant::now();
         let sitemap = match (&self.kind, &fetches) {
-            (JobKind::Sitemap(options), Ok(fetches)) => match fetches.first() {
+            (JobKind::Sitemap(options, _), Ok(fetches)) => match fetches.first() {
                 Some(fetch) => parse_fetched_sitemap(fetch, options).await,
                 None => None,
             },

@@ -149,7 +149,10 @@
 //!   all requested: the `Sitemap:` lines of the robots.txt then in force, afresh (the file and
 //!   URL limits count per read). New URLs are discovered; known ones are told changed by
 //!   their `lastmod`s as above. [`CrawlSummary::sitemap_rereads`] counts the reads after the
-//!   first.
+//!   first. A file is requested with the validators its last 2xx in the run sent, so an
+//!   unchanged one answers 304 and is neither sent nor parsed again (an index's sitemaps are
+//!   queued from what it listed last; [`CrawlSummary::sitemap_not_modified`]), except on a
+//!   host whose `lastmod`s vouch (below), whose reads must list the unchanged pages again.
 //! - **A `<lastmod>` is checked by the fetch it causes.** A host whose sitemap-triggered fetches
 //!   mostly find the content unchanged (fewer than half of four or more: a generator that
 //!   writes the time of generation for every URL) has its `lastmod`s ignored for the rest of

@@ -247,3 +247,115 @@ async fn a_host_whose_lastmods_proved_right_vouches_for_the_pages_it_lists_uncha
     assert!(summary.sitemap_vouched >= 4, "{} vouched", summary.sitemap_vouched);
     assert_eq!((summary.sitemap_misses, summary.sitemap_lastmods_ignored), (0, 0));
 }
+
+/// A site whose sitemap index (listing one sitemap) and sitemap send an `ETag` and answer 304
+/// to a request that sends it back; `/child.xml` gains `/p3` (and a new `ETag`) after `change`.
+/// Records, per sitemap path, each request's `If-None-Match` (empty: none) and status.
+struct Conditional {
+    started: Instant,
+    change: Duration,
+    seen: Mutex<Vec<(String, String, u16)>>,
+}
+
+async fn serve_conditional(site: Arc<Conditional>) -> String {
+    use axum::http::{HeaderMap, StatusCode, Uri, header};
+    use axum::response::IntoResponse as _;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://localhost:{}", listener.local_addr().unwrap().port());
+    let app_origin = origin.clone();
+    let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap| {
+        let (site, origin) = (Arc::clone(&site), app_origin.clone());
+        async move {
+            let path = uri.path().to_owned();
+            let changed = site.started.elapsed() >= site.change;
+            let (etag, body) = match path.as_str() {
+                "/robots.txt" => {
+                    return format!("User-agent: *\nAllow: /\nSitemap: {origin}/index.xml\n").into_response();
+                }
+                "/index.xml" => (
+                    "\"index-1\"".to_owned(),
+                    format!(
+                        "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+                         <sitemap><loc>{origin}/child.xml</loc></sitemap></sitemapindex>"
+                    ),
+                ),
+                "/child.xml" => {
+                    let pages: &[&str] = if changed { &["p1", "p2", "p3"] } else { &["p1", "p2"] };
+                    let urls: String =
+                        pages.iter().map(|page| format!("<url><loc>{origin}/{page}</loc></url>")).collect();
+                    (
+                        format!("\"child-{}\"", if changed { 2 } else { 1 }),
+                        format!(
+                            "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{urls}</urlset>"
+                        ),
+                    )
+                }
+                _ => {
+                    let html =
+                        format!("<html><body><p>The page {path}.</p><a href=\"/p1\">p1</a></body></html>");
+                    return ([(header::CONTENT_TYPE, "text/html")], html).into_response();
+                }
+            };
+            let sent = headers.get(header::IF_NONE_MATCH).and_then(|value| value.to_str().ok()).unwrap_or("");
+            let status = if sent == etag { StatusCode::NOT_MODIFIED } else { StatusCode::OK };
+            site.seen.lock().unwrap().push((path, sent.to_owned(), status.as_u16()));
+            if status == StatusCode::NOT_MODIFIED {
+                return (status, [(header::ETAG, etag)]).into_response();
+            }
+            ([(header::CONTENT_TYPE, "application/xml".to_owned()), (header::ETAG, etag)], body)
+                .into_response()
+        }
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    origin
+}
+
+/// Sitemaps are read again with the validators their last 2xx sent: an unchanged file answers
+/// 304 and is neither sent nor parsed again (an index's sitemaps are still queued, from what it
+/// listed last), and a file that changed answers 200 and is read (here a new URL, fetched).
+/// The first request of each file is unconditional.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unchanged_sitemaps_are_not_sent_again() {
+    let site = Arc::new(Conditional {
+        started: Instant::now(),
+        change: Duration::from_millis(1_500),
+        seen: Mutex::default(),
+    });
+    let origin = serve_conditional(Arc::clone(&site)).await;
+    let data = tempfile::tempdir().unwrap();
+    let mut config = config(data.path(), &origin);
+    config.duration = Some(Duration::from_secs(3));
+    let summary = freshet_crawl::Crawler::open(config).unwrap().run(std::future::pending()).await.unwrap();
+    let seen = site.seen.lock().unwrap().clone();
+    for path in ["/index.xml", "/child.xml"] {
+        let of_path: Vec<&(String, String, u16)> = seen.iter().filter(|(seen, ..)| seen == path).collect();
+        assert!(of_path.len() >= 4, "{path} read {} times: {seen:?}", of_path.len());
+        assert_eq!((of_path[0].1.as_str(), of_path[0].2), ("", 200), "{path}: {seen:?}");
+        assert!(
+            of_path[1..].iter().all(|(_, sent, _)| !sent.is_empty()),
+            "{path}: conditional after the first: {seen:?}"
+        );
+    }
+    let index_304 = seen.iter().filter(|(path, _, status)| path == "/index.xml" && *status == 304).count();
+    let child_304 = seen.iter().filter(|(path, _, status)| path == "/child.xml" && *status == 304).count();
+    let child_200 = seen.iter().filter(|(path, _, status)| path == "/child.xml" && *status == 200).count();
+    assert!(index_304 >= 3 && child_304 >= 2, "{seen:?}");
+    assert_eq!(child_200, 2, "the first read and the one after the change: {seen:?}");
+    assert_eq!(summary.sitemap_not_modified as usize, index_304 + child_304);
+    let lines = read_log(data.path());
+    let not_modified: Vec<_> =
+        lines.iter().filter(|line| line.kind == LogKind::Sitemap && line.outcome == "not-modified").collect();
+    assert_eq!(not_modified.len(), index_304 + child_304);
+    assert!(
+        not_modified.iter().any(|line| line
+            .detail
+            .as_deref()
+            .is_some_and(|detail| detail.contains("1 sitemaps it lists, 1 queued again"))),
+        "{not_modified:?}"
+    );
+    // The URL the changed sitemap added was discovered and fetched.
+    assert!(lines.iter().any(|line| line.kind == LogKind::Page
+        && line.url == format!("{origin}/p3")
+        && line.outcome == "ok"));
+    warcio_check(data.path());
+}

@@ -53,7 +53,7 @@ impl Crawler {
         };
         match job.kind {
             JobKind::Robots => self.robots_done(&job, &fetches, result.ended, now),
-            JobKind::Sitemap(_) => self.sitemap_done(&job, &fetches, result.sitemap, result.ended, now),
+            JobKind::Sitemap(..) => self.sitemap_done(&job, &fetches, result.sitemap, result.ended, now),
             JobKind::Page { depth, .. } => {
                 let change = self.adapt_host_delay(job.host, fetches.first().map(|fetch| &fetch.outcome))?;
                 let state = self.host_mut(job.host)?;

@@ -131,6 +131,9 @@ pub struct CrawlSummary {
     /// Reads of a host's sitemaps begun after its first in this run
     /// ([`CrawlConfig::sitemap_revisit`]).
     pub sitemap_rereads: u64,
+    /// Sitemap files that answered a conditional request with 304: unchanged since their last
+    /// read, so neither sent nor parsed again (see `crawler::sitemaps::SitemapFile`).
+    pub sitemap_not_modified: u64,
     /// Hosts whose `<lastmod>`s were found mostly wrong and are ignored for the rest of the
     /// run (see `crawler::sitemaps::LastmodTrust`).
     pub sitemap_lastmods_ignored: u64,
@@ -443,6 +446,7 @@ impl Crawler {
                 sitemap_changes: 0,
                 sitemap_changes_confirmed: 0,
                 sitemap_rereads: 0,
+                sitemap_not_modified: 0,
                 sitemap_lastmods_ignored: 0,
                 sitemap_vouched: 0,
                 sitemap_misses: 0,
@@ -880,7 +884,7 @@ impl Crawler {
         };
         let url = match kind {
             JobKind::Robots => self.host_mut(host)?.robots_url.clone(),
-            JobKind::Page { .. } | JobKind::Sitemap(_) => url,
+            JobKind::Page { .. } | JobKind::Sitemap(..) => url,
         };
         let warc = matches!(kind, JobKind::Page { .. }).then(|| self.warc.encoder());
         let job = Job { page, host, url, not_before, delay, warc, kind };

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use freshet_fetch::sitemap::{
     DatePrecision, LocationRule, Sitemap, SitemapError, SitemapFormat, SitemapOptions,
 };
-use freshet_fetch::{Fetch, Outcome};
+use freshet_fetch::{Fetch, Outcome, Validators};
 use freshet_frontier::{Admission, CommitReport, Op, url_fingerprint};
 use freshet_robots::{Access, RobotsEntry};
 use freshet_schedule::online::{HostId, Outcome as Done, PageId};
@@ -57,6 +57,21 @@ pub(crate) struct HostSitemaps {
     queued: HashSet<u64>,
     /// URLs handed to discovery in the current read.
     urls: u64,
+    /// What the latest 2xx of each file with a validator left (see [`SitemapFile`]), by the
+    /// file's URL fingerprint: at most the host's file limit of them.
+    files: Vec<(u64, SitemapFile)>,
+}
+
+/// A sitemap file as its latest 2xx answer left it, for a conditional read the next time: its
+/// validators (sent back as `If-None-Match` / `If-Modified-Since`, so that an unchanged file
+/// answers 304 with no body), and, for an index, the sitemaps it listed, which a 304 queues
+/// again (an index unchanged says nothing of its files). A read is conditional only while the
+/// host's `<lastmod>`s do not vouch ([`LastmodTrust::vouches`]): a vouching read must list
+/// the unchanged pages again, which a 304 would not.
+#[derive(Debug)]
+struct SitemapFile {
+    validators: Validators,
+    listed: Vec<Url>,
 }
 
 /// Checks of a host's `<lastmod>`s: sitemap-triggered fetches that found the content changed,
@@ -205,6 +220,39 @@ impl Offer {
 }
 
 impl HostSitemaps {
+    /// The validators to send with a request for `url`: those its latest 2xx gave, unless the
+    /// host's `lastmod`s vouch (see [`SitemapFile`]).
+    fn validators_for(&self, url: &Url) -> Validators {
+        if self.trust.vouches() {
+            return Validators::default();
+        }
+        let fingerprint = url_fingerprint(url.as_str());
+        self.files
+            .iter()
+            .find(|(file, _)| *file == fingerprint)
+            .map(|(_, file)| file.validators.clone())
+            .unwrap_or_default()
+    }
+
+    /// Keeps what a 2xx of `url` left for its next read (forgets it without a validator).
+    fn remember(&mut self, url: &Url, validators: Validators, listed: Vec<Url>) {
+        let fingerprint = url_fingerprint(url.as_str());
+        self.files.retain(|(file, _)| *file != fingerprint);
+        if validators.etag.is_some() || validators.last_modified.is_some() {
+            self.files.push((fingerprint, SitemapFile { validators, listed }));
+        }
+    }
+
+    /// The sitemaps `url` listed at its latest 2xx (none if it was no index).
+    fn listed_by(&self, url: &Url) -> Vec<Url> {
+        let fingerprint = url_fingerprint(url.as_str());
+        self.files
+            .iter()
+            .find(|(file, _)| *file == fingerprint)
+            .map(|(_, file)| file.listed.clone())
+            .unwrap_or_default()
+    }
+
     /// When the latest read began (it vouched for the pages it listed unchanged).
     pub(crate) fn latest_read(&self) -> Option<f64> {
         self.read_started
@@ -336,9 +384,10 @@ impl Crawler {
             self.log.write(&LogLine::skipped(url.as_str(), "robots-disallowed", Some(detail)))?;
         }
         let Some(url) = next else { return Ok(false) };
+        let validators = self.host_mut(host)?.sitemaps.validators_for(&url);
         let options = SitemapOptions { location, ..SitemapOptions::default() };
-        let job =
-            Job { page, host, url, not_before, delay, warc: None, kind: JobKind::Sitemap(Box::new(options)) };
+        let kind = JobKind::Sitemap(Box::new(options), validators);
+        let job = Job { page, host, url, not_before, delay, warc: None, kind };
         let handle = self.jobs.spawn(job.clone().run(self.fetcher.clone(), Arc::clone(&self.link_options)));
         self.in_flight.insert(handle.id(), job);
         Ok(true)
@@ -469,7 +518,20 @@ impl Crawler {
             // The fetcher's own detail (a body cut at its cap) is kept after what was read.
             let fetcher_detail = line.detail.take();
             let read = match parsed {
-                Some(Ok(sitemap)) => Some(self.read_sitemap(job.host, &sitemap, now)?),
+                Some(Ok(sitemap)) => {
+                    let validators = fetch
+                        .response
+                        .as_ref()
+                        .map(|head| Validators::from_headers(&head.headers))
+                        .unwrap_or_default();
+                    let validators = Validators {
+                        etag: validators.etag.and_then(super::storable_validator),
+                        last_modified: validators.last_modified.and_then(super::storable_validator),
+                    };
+                    let listed = sitemap.sitemaps.iter().map(|listed| listed.url.clone()).collect();
+                    self.host_mut(job.host)?.sitemaps.remember(&job.url, validators, listed);
+                    Some(self.read_sitemap(job.host, &sitemap, now)?)
+                }
                 Some(Err(error)) => {
                     line.outcome = "not-a-sitemap".into();
                     Some(error.to_string())
@@ -479,6 +541,24 @@ impl Crawler {
                         let offer = self.offer_sitemap(job.host, location.clone())?;
                         line.detail = Some(format!("{location} ({})", offer.describe()));
                         None
+                    }
+                    Outcome::NotModified => {
+                        self.summary.sitemap_not_modified += 1;
+                        let listed = self.host_mut(job.host)?.sitemaps.listed_by(&job.url);
+                        let mut queued = 0;
+                        for child in &listed {
+                            queued +=
+                                usize::from(self.offer_sitemap(job.host, child.clone())? == Offer::Queued);
+                        }
+                        Some(if listed.is_empty() {
+                            "unchanged since its last read (a conditional request)".to_owned()
+                        } else {
+                            format!(
+                                "unchanged since its last read (a conditional request): {} sitemaps it \
+                                 lists, {queued} queued again",
+                                listed.len()
+                            )
+                        })
                     }
                     _ => None,
                 },
@@ -692,6 +772,27 @@ mod tests {
 
     fn url(text: &str) -> Url {
         freshet_url::canonicalize(text).unwrap()
+    }
+
+    /// A file's validators are sent back while the host's `lastmod`s do not vouch, and not
+    /// once they do (a vouching read must list the unchanged pages again); a 2xx without a
+    /// validator leaves nothing.
+    #[test]
+    fn a_vouching_host_reads_its_sitemaps_whole() {
+        let file = url("http://a.test/sitemap.xml");
+        let mut sitemaps = HostSitemaps::default();
+        let validators = Validators { etag: Some("\"1\"".into()), last_modified: None };
+        sitemaps.remember(&file, validators.clone(), vec![url("http://a.test/child.xml")]);
+        assert_eq!(sitemaps.validators_for(&file), validators);
+        assert_eq!(sitemaps.listed_by(&file), [url("http://a.test/child.xml")]);
+        assert_eq!(sitemaps.validators_for(&url("http://a.test/other.xml")), Validators::default());
+        for _ in 0..LastmodTrust::CHECKS {
+            sitemaps.trust.record(true);
+        }
+        assert!(sitemaps.trust.vouches());
+        assert_eq!(sitemaps.validators_for(&file), Validators::default());
+        sitemaps.remember(&file, Validators::default(), Vec::new());
+        assert!(sitemaps.files.is_empty() && sitemaps.listed_by(&file).is_empty());
     }
 
     #[test]

@@ -101,6 +101,7 @@ impl Crawler {
             near_duplicates_indexed: self.near_duplicates.len() as u64,
             sitemaps: SitemapCounts {
                 rereads: self.summary.sitemap_rereads,
+                not_modified: self.summary.sitemap_not_modified,
                 changes: self.summary.sitemap_changes,
                 changes_confirmed: self.summary.sitemap_changes_confirmed,
                 vouched: self.summary.sitemap_vouched,
