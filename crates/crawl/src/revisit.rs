@@ -44,7 +44,7 @@
 //!   relative intervals at the same budget as the others.
 //! * [`Revisit::Once`]: a page is fetched once and not revisited (a one-pass crawl).
 
-use freshet_content::Signature;
+use freshet_content::{Signature, SignatureError};
 use freshet_estimate::ChangeHistory;
 /// The host prior and the rate under it, shared with the URLFrontier service's revisits.
 pub use freshet_estimate::{HostRates, PRIOR_FETCHES, estimate_rate};
@@ -246,6 +246,13 @@ impl ContentCheck {
         }
         let changed = match (Signature::from_bytes(previous), Signature::from_bytes(current)) {
             (Ok(previous), Ok(current)) => freshet_content::changed(&previous, &current),
+            // A signature made by other rules (a store written before `Signature::FORMAT_VERSION`
+            // was bumped) cannot be compared: its bytes differ whatever the page did, and a
+            // false change would enter the page's change-rate estimate.
+            (Err(SignatureError::UnknownVersion { .. }), _)
+            | (_, Err(SignatureError::UnknownVersion { .. })) => {
+                return Self::Unknown;
+            }
             _ => previous != current,
         };
         if changed { Self::Changed } else { Self::Unchanged }
@@ -456,6 +463,11 @@ mod tests {
             ContentCheck::of(false, &first, &signature(page("boots", &rewritten))),
             ContentCheck::Changed
         );
+        // A signature of another format version says nothing, either way round.
+        let mut older = first;
+        older[0] = Signature::FORMAT_VERSION.wrapping_sub(1);
+        assert_eq!(ContentCheck::of(false, &older, &first), ContentCheck::Unknown);
+        assert_eq!(ContentCheck::of(false, &first, &older), ContentCheck::Unknown);
     }
 
     #[test]
