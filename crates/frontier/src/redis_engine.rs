@@ -151,25 +151,30 @@ pub(crate) fn redis_slot_motion(error: &redis::RedisError) -> Option<SlotMotion>
 pub(crate) struct SlotPatience {
     deadline: Instant,
     pause: Duration,
+    /// Tries so far.
+    tries: u32,
 }
 
 impl SlotPatience {
     /// Patience for `wait` from now.
     pub(crate) fn new(wait: Duration) -> Self {
-        Self { deadline: Instant::now() + wait, pause: FIRST_SLOT_PAUSE }
+        Self { deadline: Instant::now() + wait, pause: FIRST_SLOT_PAUSE, tries: 0 }
     }
 
-    /// Waits before the next try after `motion` (not after a `MOVED`: the slot has settled);
-    /// `false`, at once, if the deadline has passed.
+    /// Waits before the next try after `motion`: not after a first `MOVED` (the slot has
+    /// settled: its new master is asked at once), but after a second (the node asked for the
+    /// slot's master may not know of the move yet: the cluster spreads it by gossip) and after
+    /// `ASK`, `TRYAGAIN` or `CLUSTERDOWN`. `false`, at once, if the deadline has passed.
     pub(crate) fn wait(&mut self, motion: SlotMotion) -> bool {
         let now = Instant::now();
         if now >= self.deadline {
             return false;
         }
-        if motion == SlotMotion::Moving {
+        if motion == SlotMotion::Moving || self.tries > 0 {
             std::thread::sleep(self.pause.min(self.deadline - now));
             self.pause = (self.pause * 2).min(MAX_SLOT_PAUSE);
         }
+        self.tries += 1;
         true
     }
 }

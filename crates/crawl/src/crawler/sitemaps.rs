@@ -58,7 +58,8 @@ pub(crate) struct HostSitemaps {
     /// URLs handed to discovery in the current read.
     urls: u64,
     /// What the latest 2xx of each file with a validator left (see [`SitemapFile`]), by the
-    /// file's URL fingerprint: at most the host's file limit of them.
+    /// file's URL fingerprint, oldest first: at most the host's file limit of them (a site
+    /// whose files are named by date would otherwise add some at every read).
     files: Vec<(u64, SitemapFile)>,
 }
 
@@ -234,13 +235,16 @@ impl HostSitemaps {
             .unwrap_or_default()
     }
 
-    /// Keeps what a 2xx of `url` left for its next read (forgets it without a validator).
-    fn remember(&mut self, url: &Url, validators: Validators, listed: Vec<Url>) {
+    /// Keeps what a 2xx of `url` left for its next read (forgets it without a validator), and
+    /// at most `max_files` files, the latest.
+    fn remember(&mut self, url: &Url, validators: Validators, listed: Vec<Url>, max_files: u32) {
         let fingerprint = url_fingerprint(url.as_str());
         self.files.retain(|(file, _)| *file != fingerprint);
         if validators.etag.is_some() || validators.last_modified.is_some() {
             self.files.push((fingerprint, SitemapFile { validators, listed }));
         }
+        let over = self.files.len().saturating_sub(max_files as usize);
+        self.files.drain(..over);
     }
 
     /// The sitemaps `url` listed at its latest 2xx (none if it was no index).
@@ -529,7 +533,8 @@ impl Crawler {
                         last_modified: validators.last_modified.and_then(super::storable_validator),
                     };
                     let listed = sitemap.sitemaps.iter().map(|listed| listed.url.clone()).collect();
-                    self.host_mut(job.host)?.sitemaps.remember(&job.url, validators, listed);
+                    let max_files = self.config.max_sitemap_files;
+                    self.host_mut(job.host)?.sitemaps.remember(&job.url, validators, listed, max_files);
                     Some(self.read_sitemap(job.host, &sitemap, now)?)
                 }
                 Some(Err(error)) => {
@@ -782,7 +787,7 @@ mod tests {
         let file = url("http://a.test/sitemap.xml");
         let mut sitemaps = HostSitemaps::default();
         let validators = Validators { etag: Some("\"1\"".into()), last_modified: None };
-        sitemaps.remember(&file, validators.clone(), vec![url("http://a.test/child.xml")]);
+        sitemaps.remember(&file, validators.clone(), vec![url("http://a.test/child.xml")], 3);
         assert_eq!(sitemaps.validators_for(&file), validators);
         assert_eq!(sitemaps.listed_by(&file), [url("http://a.test/child.xml")]);
         assert_eq!(sitemaps.validators_for(&url("http://a.test/other.xml")), Validators::default());
@@ -791,8 +796,24 @@ mod tests {
         }
         assert!(sitemaps.trust.vouches());
         assert_eq!(sitemaps.validators_for(&file), Validators::default());
-        sitemaps.remember(&file, Validators::default(), Vec::new());
+        sitemaps.remember(&file, Validators::default(), Vec::new(), 3);
         assert!(sitemaps.files.is_empty() && sitemaps.listed_by(&file).is_empty());
+        // Files named anew at every read: the latest 3 are kept.
+        for day in 0..10 {
+            sitemaps.remember(
+                &url(&format!("http://a.test/sitemap-{day}.xml")),
+                validators.clone(),
+                Vec::new(),
+                3,
+            );
+        }
+        assert_eq!(sitemaps.files.len(), 3);
+        assert_eq!(
+            sitemaps.validators_for(&url("http://a.test/sitemap-9.xml")),
+            Validators::default(),
+            "vouching"
+        );
+        assert_eq!(sitemaps.files[0].0, url_fingerprint("http://a.test/sitemap-7.xml"));
     }
 
     #[test]
