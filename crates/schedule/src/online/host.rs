@@ -44,7 +44,7 @@ pub(super) struct HostState {
     /// The page it offers now (its best eligible page, in the ready queue), if any.
     pub(super) offer: Option<PageEntry>,
     /// Its other eligible pages, keyed under `keyed_threshold`, smallest key first; may hold
-    /// stale entries (dropped when they surface). Its flag `has_fetched`: whether it may hold an
+    /// stale entries (dropped when they surface). Its flag `has_fetched()`: whether it may hold an
     /// entry of a page fetched before: only such a page's key depends on the threshold (a page
     /// never fetched is keyed at its add time, [`host_key`]), so without one
     /// [`HostState::refresh_keys`] has nothing to recompute.
@@ -108,6 +108,7 @@ impl HostState {
 
     /// Queues `entry` in the backlog; `maybe_fetched`: unless its page is known never to have
     /// been fetched.
+    #[inline]
     pub(super) fn push_backlog(&mut self, entry: PageEntry, maybe_fetched: bool) {
         if self.fetches == 0 && self.backlog.capacity() == 0 {
             // A host's first crawl: its pages (but the one it offers) may all come here at once;
@@ -116,17 +117,21 @@ impl HostState {
             // "Online scheduler").
             self.backlog.reserve_exact(self.live_pages.saturating_sub(1) as usize);
         }
-        self.backlog.has_fetched |= maybe_fetched;
+        if maybe_fetched {
+            self.backlog.set_has_fetched(true);
+        }
         self.backlog.push(entry, !maybe_fetched);
     }
 
     /// The key of the backlog's last entry in memory (where the next push goes), to load it
     /// ahead.
+    #[inline]
     pub(super) fn backlog_end_key(&self) -> Option<f64> {
         self.backlog.end_key()
     }
 
     /// The backlog's first entry in its order, live or stale.
+    #[inline]
     pub(super) fn backlog_top(&self) -> Option<PageEntry> {
         self.backlog.peek()
     }
@@ -141,6 +146,7 @@ impl HostState {
         None
     }
 
+    #[inline]
     pub(super) fn backlog_is_empty(&self) -> bool {
         self.backlog.is_empty()
     }
@@ -172,15 +178,16 @@ impl HostState {
         if (threshold - self.keyed_threshold).abs() <= tolerance * self.keyed_threshold.abs() {
             return false;
         }
-        let rekeyed = self.backlog.has_fetched;
+        let rekeyed = self.backlog.has_fetched();
         if rekeyed {
             // Each live entry keyed again; stale ones dropped on the way.
-            self.backlog.has_fetched = self.backlog.rekey(|entry| match pages.get(entry.page as usize) {
+            let has_fetched = self.backlog.rekey(|entry| match pages.get(entry.page as usize) {
                 Some(slot) if slot.is_live(entry) => {
                     Some((host_key(objective, slot, threshold), slot.was_fetched()))
                 }
                 _ => None,
             });
+            self.backlog.set_has_fetched(has_fetched);
         }
         // Without a fetched page in the backlog its keys stand as they are: the pass above
         // would compute the same ones, and the stale entries it drops are dropped when they

@@ -60,9 +60,9 @@
 //!   pass so that their cache misses overlap, and its entries wait by key for the clock in a
 //!   short sorted vector (a heap beyond 32). Hosts are looked at only when a page of theirs
 //!   becomes eligible or their slot opens (a heap of slot-opening times holds the hosts with a
-//!   backlog). A host's backlog (`backlog.rs`) is a run in order while its pushes come in order
-//!   (a first crawl) and a binary heap otherwise; its entries of pages never fetched are marked
-//!   and skipped by its re-keying. The offers wait in a 4-ary heap (`heap.rs`). Entries are invalidated by the page's generation and dropped when they surface;
+//!   backlog). A host's backlog (`backlog.rs`) is one vector holding a run in order of pages never
+//!   fetched (a first crawl) and a binary heap of the rest, which alone its re-keying passes
+//!   over. The offers wait in a 4-ary heap (`heap.rs`). Entries are invalidated by the page's generation and dropped when they surface;
 //!   per page the scheduler holds a 24-byte slot and one live 16-byte entry (`page.rs`).
 //!
 //! # Exactness when thresholds move
