@@ -417,12 +417,26 @@ impl std::fmt::Debug for RedisStore {
 
 impl RedisStore {
     /// Connects, checks the server's durability and the store's format, and takes the prefix.
+    /// On a Redis Cluster whose slot of the prefix is moving, waits for it as a command does
+    /// (see the module docs), up to [`RedisOptions::slot_wait`].
     ///
     /// # Errors
     /// [`StoreError::Engine`]: no server, a server that does not sync every write (with
     /// [`RedisOptions::require_fsync`]), the prefix held by another live connection;
     /// [`StoreError::FormatMismatch`]: a store written by another layout.
     pub fn open(options: RedisOptions) -> Result<Self> {
+        let mut patience = SlotPatience::new(options.slot_wait);
+        loop {
+            match Self::open_once(options.clone()) {
+                Err(error) if slot_motion(&error).is_some_and(|motion| patience.wait(motion)) => {}
+                result => return result,
+            }
+        }
+    }
+
+    /// One try of [`Self::open`]. Every step may be tried again: the owner is written only when
+    /// it is free or this connection's, and the format only when absent or older.
+    fn open_once(options: RedisOptions) -> Result<Self> {
         let mut connection = connect_to_slot_owner(&options.url, &options.prefix)?;
         check_fsync(&mut connection, &options)?;
         let keys = Keys::new(&options.prefix);

@@ -219,6 +219,29 @@ fn a_commit_waits_for_a_migration_in_progress() {
     assert_eq!(cluster.node_holding(&format!("{{{prefix}}}:pages")), 1);
 }
 
+/// A store opened (a crawl resumed) while its slot's keys are half migrated waits for the
+/// migration to end, then opens on the new master with what was committed before.
+#[test]
+fn an_open_waits_for_a_migration_in_progress() {
+    let cluster = RedisCluster::start();
+    let prefix = cluster.prefix_on(2, "reopening");
+    let mut store = RedisStore::open(options(&cluster, 0, &prefix)).unwrap();
+    store.commit(&discoveries(0, 7)).unwrap();
+    drop(store);
+    let slot_move = cluster.start_slot_move(&format!("{{{prefix}}}"), 1);
+    slot_move.migrate_keys(&[format!("{{{prefix}}}:meta")]);
+    let store = std::thread::scope(|scope| {
+        let open = scope.spawn(|| RedisStore::open(options(&cluster, 0, &prefix)));
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        assert!(!open.is_finished(), "the open waits while the keys are on both sides");
+        slot_move.finish();
+        open.join().unwrap()
+    })
+    .unwrap();
+    assert_eq!(store.counts().unwrap().pages(), 7);
+    assert_eq!(cluster.node_holding(&format!("{{{prefix}}}:owner")), 1);
+}
+
 /// The wait is bounded: with `slot_wait` at 300 ms, a commit during a migration that does not
 /// end fails after about that long, naming the server's answer, and applies nothing; once the
 /// migration ends, the same batch commits. And a store whose prefix another connection took on
