@@ -136,6 +136,12 @@ impl LogLine {
         }
     }
 
+    /// The line, now, of a job of `kind` for `url` that made no request it could record:
+    /// `outcome` says why (`unsupported-url`, `internal-error`), `detail` in words.
+    pub(crate) fn no_request(kind: LogKind, url: &str, outcome: &str, detail: String) -> Self {
+        Self { kind, ..Self::skipped(url, outcome, Some(detail)) }
+    }
+
     /// The line of a URL whose robots.txt check was put off, now; `detail` says until when
     /// and why.
     pub(crate) fn deferred(url: &str, detail: String) -> Self {

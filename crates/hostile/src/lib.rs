@@ -5,11 +5,11 @@
 //! - by cargo-fuzz (`fuzz/`, libFuzzer, coverage-guided, on a nightly toolchain), one target
 //!   per function, for hours when someone runs it;
 //! - by the test suite on stable (`tests/mutations.rs`, so in CI at every commit): each
-//!   function on the seed inputs in `seeds/TARGET/` and on a few thousand inputs made from them
-//!   by [`Mutator`], seeded, so the same inputs every run. No coverage guidance, but the
-//!   mutations are those libFuzzer starts with (bit flips, interesting bytes, a target's
-//!   tokens, deletions, duplications, splices) on real inputs, and a failure names the seed
-//!   and the mutation count to replay.
+//!   function on the seed inputs in `seeds/` ([`Target::seeds`]) and on 2,000 inputs made
+//!   from them by [`Mutator`], seeded, so the same inputs every run. No coverage guidance, but
+//!   the mutations are those libFuzzer starts with (bit flips, interesting bytes, a target's
+//!   tokens, deletions, duplications, splices) on real inputs, and a failure saves the input
+//!   that broke the property and names the file, for the fuzz target to replay.
 //!
 //! Written here, not in each parser's crate, so that both runners call one copy.
 // A property says what must hold by panicking where it does not (a fuzz target's contract).
@@ -32,12 +32,12 @@ pub use mutate::Mutator;
 /// The targets, by name (the fuzz targets' and the seed directories' names), with their
 /// property and the tokens [`Mutator`] inserts for them.
 pub const TARGETS: [Target; 6] = [
-    Target { name: "robots", check: robots, tokens: ROBOTS_TOKENS },
-    Target { name: "url", check: url, tokens: URL_TOKENS },
-    Target { name: "links", check: links, tokens: HTML_TOKENS },
-    Target { name: "main_text", check: main_text, tokens: HTML_TOKENS },
-    Target { name: "sitemap", check: sitemap, tokens: SITEMAP_TOKENS },
-    Target { name: "warc_reader", check: warc_reader, tokens: WARC_TOKENS },
+    Target { name: "robots", check: robots, tokens: ROBOTS_TOKENS, seeds: &["robots"] },
+    Target { name: "url", check: url, tokens: URL_TOKENS, seeds: &["url"] },
+    Target { name: "links", check: links, tokens: HTML_TOKENS, seeds: &["links"] },
+    Target { name: "main_text", check: main_text, tokens: HTML_TOKENS, seeds: &["main_text", "links"] },
+    Target { name: "sitemap", check: sitemap, tokens: SITEMAP_TOKENS, seeds: &["sitemap"] },
+    Target { name: "warc_reader", check: warc_reader, tokens: WARC_TOKENS, seeds: &["warc_reader"] },
 ];
 
 /// One parser's property.
@@ -49,6 +49,8 @@ pub struct Target {
     pub check: fn(&[u8]),
     /// Fragments of the input's language, for [`Mutator`] to insert.
     pub tokens: &'static [&'static [u8]],
+    /// The directories under `seeds/` whose files are its seed inputs (HTML serves two).
+    pub seeds: &'static [&'static str],
 }
 
 const ROBOTS_TOKENS: &[&[u8]] = &[

@@ -1,5 +1,6 @@
-//! Every property of `freshet_hostile` on its seed inputs (`seeds/TARGET/`: every file one
-//! input, but a `.lines` file, each of whose lines is one) and on inputs `Mutator` makes from
+//! Every property of `freshet_hostile` on its seed inputs (the files of its `Target::seeds`
+//! directories under `seeds/`: every file one input, but a `.lines` file, each of whose lines
+//! is one) and on inputs `Mutator` makes from
 //! them: 2,000 a target by default, `FRESHET_HOSTILE_INPUTS` for more. The generator is seeded
 //! by the target's name, so every run tries the same inputs. An input that breaks a property
 //! is written to `target/tmp/hostile-TARGET-N` and named in the failure, for the fuzz target
@@ -14,13 +15,17 @@ use freshet_hostile::{Mutator, TARGETS, Target};
 /// of 500 KiB, sitemaps of 50 MiB) are tested in their crates.
 const MAX_LEN: usize = 16 << 10;
 
-fn seeds(target: &str) -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds").join(target);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
-        .map(|entry| entry.unwrap().path())
-        .collect();
-    files.sort();
+fn seeds(target: &Target) -> Vec<Vec<u8>> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in target.seeds {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds").join(dir);
+        let mut in_dir: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        in_dir.sort();
+        files.extend(in_dir);
+    }
     let mut seeds = Vec::new();
     for file in files {
         let bytes = std::fs::read(&file).unwrap();
@@ -32,7 +37,7 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
             seeds.push(bytes);
         }
     }
-    assert!(!seeds.is_empty(), "no seed in {}", dir.display());
+    assert!(!seeds.is_empty(), "no seed for {} in seeds/{:?}", target.name, target.seeds);
     seeds
 }
 
@@ -47,7 +52,7 @@ fn generator_seed(name: &str) -> u64 {
 }
 
 fn run(target: &Target) {
-    let seeds = seeds(target.name);
+    let seeds = seeds(target);
     for (index, seed) in seeds.iter().enumerate() {
         check(target, seed, &format!("seed {index}"));
     }
@@ -113,7 +118,7 @@ fn a_broken_property_is_reported_with_its_input() {
     fn breaks_on_marker(data: &[u8]) {
         assert!(!data.windows(6).any(|window| window == b"MARKER"), "the marker");
     }
-    let broken = Target { name: "robots", check: breaks_on_marker, tokens: &[b"MARKER"] };
+    let broken = Target { name: "robots", check: breaks_on_marker, tokens: &[b"MARKER"], seeds: &["robots"] };
     let failure = std::panic::catch_unwind(|| run(&broken)).unwrap_err();
     let message = failure.downcast_ref::<String>().unwrap();
     assert!(message.contains("robots: mutated input"), "{message}");

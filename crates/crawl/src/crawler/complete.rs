@@ -35,19 +35,13 @@ impl Crawler {
             Ok(fetches) => fetches,
             Err(error) => {
                 // Only an unsupported URL gets here, which the canonical store cannot hold.
-                self.log.write(&LogLine {
-                    time: log_time(SystemTime::now()),
-                    kind: job.kind.log_kind(),
-                    url: job.url.to_string(),
-                    status: None,
-                    bytes: 0,
-                    duration_ms: 0.0,
-                    fingerprint: None,
-                    outcome: "unsupported-url".into(),
-                    detail: Some(error.to_string()),
-                    links: None,
-                    topic_score: None,
-                })?;
+                let line = LogLine::no_request(
+                    job.kind.log_kind(),
+                    job.url.as_str(),
+                    "unsupported-url",
+                    error.to_string(),
+                );
+                self.log.write(&line)?;
                 Vec::new()
             }
         };

@@ -1071,21 +1071,14 @@ impl Crawler {
             .map(|message| (*message).to_owned())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic without a message".to_owned());
-        self.log.write(&LogLine {
-            time: log_time(SystemTime::now()),
-            kind: job.kind.log_kind(),
-            url: job.url.to_string(),
-            status: None,
-            bytes: 0,
-            duration_ms: 0.0,
-            fingerprint: None,
-            outcome: "internal-error".into(),
-            detail: Some(format!(
-                "the fetch task panicked: {message} (a bug in freshet; please report it with this URL)"
-            )),
-            links: None,
-            topic_score: None,
-        })?;
+        let detail =
+            format!("the fetch task panicked: {message} (a bug in freshet; please report it with this URL)");
+        self.log.write(&LogLine::no_request(
+            job.kind.log_kind(),
+            job.url.as_str(),
+            "internal-error",
+            detail,
+        ))?;
         self.summary.internal_errors += 1;
         self.complete(job, JobResult::nothing(Instant::now()))
     }

@@ -227,12 +227,13 @@ impl HostSitemaps {
         if self.trust.vouches() {
             return Validators::default();
         }
+        self.file(url).map(|file| file.validators.clone()).unwrap_or_default()
+    }
+
+    /// What the latest 2xx of `url` left, if anything.
+    fn file(&self, url: &Url) -> Option<&SitemapFile> {
         let fingerprint = url_fingerprint(url.as_str());
-        self.files
-            .iter()
-            .find(|(file, _)| *file == fingerprint)
-            .map(|(_, file)| file.validators.clone())
-            .unwrap_or_default()
+        self.files.iter().find(|(file, _)| *file == fingerprint).map(|(_, file)| file)
     }
 
     /// Keeps what a 2xx of `url` left for its next read (forgets it without a validator), and
@@ -249,12 +250,7 @@ impl HostSitemaps {
 
     /// The sitemaps `url` listed at its latest 2xx (none if it was no index).
     fn listed_by(&self, url: &Url) -> Vec<Url> {
-        let fingerprint = url_fingerprint(url.as_str());
-        self.files
-            .iter()
-            .find(|(file, _)| *file == fingerprint)
-            .map(|(_, file)| file.listed.clone())
-            .unwrap_or_default()
+        self.file(url).map(|file| file.listed.clone()).unwrap_or_default()
     }
 
     /// When the latest read began (it vouched for the pages it listed unchanged).
