@@ -282,8 +282,9 @@ impl CrawlConfig {
     /// it.
     #[must_use]
     pub fn max_in_flight_per_ip_of_shard(&self) -> Option<usize> {
-        let shards = self.shard.map_or(1, |plan| usize::try_from(plan.count()).unwrap_or(usize::MAX));
-        self.fetch.max_in_flight_per_ip.map(|limit| (limit / shards.max(1)).max(1))
+        self.fetch
+            .max_in_flight_per_ip
+            .map(|limit| usize::try_from(self.share_of_shard(limit as u64)).unwrap_or(limit))
     }
 
     /// The hosts of one registered domain this process crawls: `max_hosts_per_domain`, shared
@@ -293,11 +294,17 @@ impl CrawlConfig {
     /// wildcard-DNS trap have `N` times it.
     #[must_use]
     pub fn max_hosts_per_domain_of_shard(&self) -> u32 {
-        let shards = self.shard.map_or(1, |plan| plan.count()).max(1);
         match self.max_hosts_per_domain {
             0 => 0,
-            limit => (limit / shards).max(1),
+            limit => u32::try_from(self.share_of_shard(u64::from(limit))).unwrap_or(limit),
         }
+    }
+
+    /// This process's share of a limit over the whole crawl: `⌊limit / N⌋` for shard `K/N`, at
+    /// least 1; the whole limit for a crawl of one process.
+    fn share_of_shard(&self, limit: u64) -> u64 {
+        let shards = self.shard.map_or(1, |plan| u64::from(plan.count())).max(1);
+        (limit / shards).max(1)
     }
 
     /// Checks the numbers.
@@ -368,26 +375,28 @@ impl CrawlConfig {
         if self.max_pages == Some(0) {
             return bad("max_pages", "0".into(), "at least 1 (or no limit)");
         }
-        if let Some(plan) = self.shard
-            && self.max_hosts_per_domain > 0
-            && plan.count() > self.max_hosts_per_domain
-        {
-            return bad(
+        // A limit shared out among the shards (`share_of_shard`) must be at least their number,
+        // or some would keep more than their share.
+        let shared: [(&'static str, Option<u64>, &'static str); 2] = [
+            (
                 "max_hosts_per_domain",
-                format!("{} with {} shards", self.max_hosts_per_domain, plan.count()),
+                Some(u64::from(self.max_hosts_per_domain)).filter(|&limit| limit > 0),
                 "at least the number of shards (or 0, no limit): the shards share the limit out, \
                  each keeping at least one host of a domain",
-            );
-        }
-        if let (Some(plan), Some(limit)) = (self.shard, self.fetch.max_in_flight_per_ip)
-            && usize::try_from(plan.count()).is_ok_and(|shards| shards > limit)
-        {
-            return bad(
+            ),
+            (
                 "max_in_flight_per_ip",
-                format!("{limit} with {} shards", plan.count()),
+                self.fetch.max_in_flight_per_ip.map(|limit| limit as u64),
                 "at least the number of shards (or no limit): the shards share the limit out, each \
                  keeping at least one request per IP address",
-            );
+            ),
+        ];
+        for (field, limit, expected) in shared {
+            if let (Some(plan), Some(limit)) = (self.shard, limit)
+                && u64::from(plan.count()) > limit
+            {
+                return bad(field, format!("{limit} with {} shards", plan.count()), expected);
+            }
         }
         if self.robots_agent().is_empty() {
             return bad(

@@ -64,6 +64,7 @@ impl Backlog {
     }
 
     fn set_heap_len(&mut self, len: usize) {
+        debug_assert!(len < HAS_FETCHED as usize, "a host's heap of 2^31 entries");
         self.heap = (self.heap & HAS_FETCHED) | (len as u32 & !HAS_FETCHED);
     }
 
