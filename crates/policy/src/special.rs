@@ -30,6 +30,7 @@ const QUANTILE_SERIES_LIMIT: f64 = 1e-3;
 /// `G(∞) = 1`, with `G(x) ≈ x²/2` near 0 and `G'(x) = x·e^(−x)`.
 ///
 /// Returns 0 for `x ≤ 0` (and for NaN) and 1 for `x = +∞`.
+#[inline]
 #[must_use]
 pub fn erlang2_cdf(x: f64) -> f64 {
     if x.is_nan() || x <= 0.0 {
@@ -91,6 +92,7 @@ pub fn erlang2_survival(x: f64) -> f64 {
 /// Returns 0 for `c ≤ 0` (and NaN), `+∞` for `c ≥ 1`. Closed form through Lambert `W₋₁`
 /// (no per-call iteration), with the branch-point series for small `c`:
 /// `x = p + p²/3 + 11p³/72 + 43p⁴/540 + 769p⁵/17280 + 221p⁶/8505 + …`, `p = √(2c)`.
+#[inline]
 #[must_use]
 pub fn erlang2_quantile(c: f64) -> f64 {
     if c.is_nan() || c <= 0.0 {

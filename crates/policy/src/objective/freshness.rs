@@ -32,6 +32,7 @@ impl Objective for Freshness {
         page.weight * (-(-r).exp_m1()) / r
     }
 
+    #[inline]
     fn marginal(self, page: Page, rate: f64) -> f64 {
         if rate <= 0.0 {
             return self.marginal_at_zero(page);
@@ -39,10 +40,12 @@ impl Objective for Freshness {
         page.weight / page.change_rate * erlang2_cdf(page.change_rate / rate)
     }
 
+    #[inline]
     fn marginal_at_zero(self, page: Page) -> f64 {
         page.weight / page.change_rate
     }
 
+    #[inline]
     fn rate_at_marginal(self, page: Page, threshold: f64) -> RateAtMarginal {
         if threshold <= 0.0 {
             return RateAtMarginal { rate: f64::INFINITY, slope: 0.0 };
@@ -59,6 +62,7 @@ impl Objective for Freshness {
 ///
 /// With `x = G⁻¹(c)`: `dx/dc = 1/G'(x) = e^x/x`, so `df/dμ = −(λ/x²)·(e^x/x)·(c/μ)`; and
 /// `e^x = (1 + x)/(1 − c)` by the definition of `x`, which saves an exponential per page.
+#[inline]
 pub(super) fn erlang2_rate(change_rate: f64, c: f64, threshold: f64) -> RateAtMarginal {
     if c >= 1.0 {
         return RateAtMarginal::ZERO;

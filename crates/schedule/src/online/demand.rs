@@ -4,8 +4,8 @@
 //! `S_i(λ) = Σ_{j ∈ i} f_j(λ)` the rates host `i`'s pages take at threshold `λ`
 //! (`Objective::rate_at_marginal`) and `k_i = 1/gap` its politeness capacity: the equation the
 //! batch solver `freshet_policy::solve` solves. The scheduler evaluates its left side and slope
-//! at one `λ` per sweep over its page slots, a few slots per fetch started and per `Idle`
-//! (sequential reads;
+//! at one `λ` per sweep over its page slots, a few slots per fetch started, per `Idle` and per
+//! token a full bucket lets go beyond its first bucketful (`Scheduler::next`; sequential reads;
 //! the sums of hosts with a finite capacity live in a vector indexed by host, those of the
 //! uncapped hosts, whose `min(∞, S_i)` is `S_i`, in one sum), and takes a damped Newton step on
 //! `ln λ` when a sweep completes. A sweep costs `O(pages + hosts)`, spread over `pages/4` to `pages/2`
@@ -63,6 +63,11 @@ impl DemandSweep {
     pub(super) fn restart(&mut self) {
         self.cursor = 0;
         self.previous = None;
+    }
+
+    /// The next page slot the sweep visits (0: a pass starts at the next call).
+    pub(super) fn cursor(&self) -> usize {
+        self.cursor
     }
 
     pub(super) fn allocated_bytes(&self) -> usize {

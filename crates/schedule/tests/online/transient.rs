@@ -118,3 +118,31 @@ fn a_first_crawl_does_not_wind_lambda0_up() {
     assert!(after_first_crawl < 1.04, "λ_0 {after_first_crawl} of the solver's after the first crawl");
     assert!(rate > 0.99, "fetch rate {rate} of the budget after the first crawl");
 }
+
+/// A threshold far above what the pages are worth, with no page to fetch for a long while: 100
+/// pages worth at most 10 each (weight 1, change rate 0.1; at the budget's equilibrium, one
+/// fetch each per 10 units, `λ_0 = 10·G(1) = 2.64`) and one page worth up to 10^6 whose
+/// value reaches `λ_0 = 100` only after 10^4 time units, budget 10 per unit. The budget goes
+/// unused, and the demand sweep, advanced by the unused tokens, brings `λ_ff` (and `λ_0`) down
+/// to the pages within the first 200 units, where they are fetched. Before, the sweep advanced
+/// only by fetches and `Idle` answers: `next` waited for the slow page's key, 10^4 units, with
+/// the threshold where it was (the stall of `freshet-sim`'s learned `threshold` after a
+/// re-solve, `Scheduler::next`).
+#[test]
+fn a_threshold_above_every_page_comes_down_though_nothing_is_fetched() {
+    let budget = Budget { rate: 10.0, burst: 64.0, initial_lambda0: Some(100.0) };
+    let mut scheduler = Scheduler::freshness(budget).unwrap();
+    scheduler.set_host(HostId(0), Politeness::default()).unwrap();
+    for page in 0..100 {
+        scheduler.restore(PageId(page), HostId(0), 1.0, 0.1, 0.0, 0.0).unwrap();
+    }
+    // V(τ) ≈ wλτ²/2 = 100 at τ = 10^4; V(∞) = w/λ = 10^6.
+    let sqrt_2 = std::f64::consts::SQRT_2;
+    scheduler.restore(PageId(100), HostId(0), sqrt_2, sqrt_2 * 1e-6, 0.0, 0.0).unwrap();
+    let starts = sim::run(&mut scheduler, 0.0, 200.0, 0.0, |_, _| Outcome::Fetched).unwrap();
+    let first = starts.first().map(|start| start.time);
+    let fetched: std::collections::HashSet<_> = starts.iter().map(|start| start.page).collect();
+    eprintln!("first fetch at {first:?}, {} fetches, λ_0 {:.3}", starts.len(), scheduler.lambda0());
+    assert!(fetched.len() >= 100, "{} pages fetched by 200 (first at {first:?})", fetched.len());
+    assert!(scheduler.lambda0() < 4.0, "λ_0 {}", scheduler.lambda0());
+}
