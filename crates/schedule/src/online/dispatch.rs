@@ -55,8 +55,9 @@ impl<O: Objective> Scheduler<O> {
         // set at R = 1, seed 1).
         let unused = self.controller.take_unused_tokens();
         let fetched_or_idle = usize::from(matches!(decision, Decision::Fetch { .. } | Decision::Idle));
-        if fetched_or_idle + unused > 0 {
-            self.sweep_demand(self.sweep_slots().saturating_mul(fetched_or_idle + unused));
+        let steps = fetched_or_idle.saturating_add(unused);
+        if steps > 0 {
+            self.sweep_demand(self.sweep_slots().saturating_mul(steps));
         }
         decision
     }

@@ -5,7 +5,7 @@
 
 use freshet_policy::objective::Freshness;
 use freshet_policy::{Page, Problem, solve};
-use freshet_schedule::online::{Budget, HostId, Outcome, PageId, Politeness, Scheduler};
+use freshet_schedule::online::{Budget, Decision, HostId, Outcome, PageId, Politeness, Scheduler};
 
 use super::sim;
 
@@ -145,4 +145,16 @@ fn a_threshold_above_every_page_comes_down_though_nothing_is_fetched() {
     eprintln!("first fetch at {first:?}, {} fetches, λ_0 {:.3}", starts.len(), scheduler.lambda0());
     assert!(fetched.len() >= 100, "{} pages fetched by 200 (first at {first:?})", fetched.len());
     assert!(scheduler.lambda0() < 4.0, "λ_0 {}", scheduler.lambda0());
+}
+
+/// A bucket full for longer than any count of tokens: the unused tokens saturate, the sweep
+/// completes one pass, and nothing overflows.
+#[test]
+fn an_endless_quiet_spell_saturates_the_unused_tokens() {
+    let mut scheduler = Scheduler::freshness(Budget::new(1e6)).unwrap();
+    scheduler.set_host(HostId(0), Politeness::default()).unwrap();
+    scheduler.restore(PageId(0), HostId(0), 1.0, 0.1, 0.0, 0.0).unwrap();
+    scheduler.next(0.0);
+    assert!(matches!(scheduler.next(1e300), Decision::Fetch { .. } | Decision::WaitUntil(_)));
+    assert!(scheduler.lambda0().is_finite() && scheduler.lambda0() > 0.0);
 }
