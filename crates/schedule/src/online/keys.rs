@@ -56,7 +56,7 @@ pub(super) fn offer_holds(value: f64, lambda0: f64) -> bool {
 /// under a lower `λ_0` is early, and `λ_0` rises by about 0.16% with every token taken (up to
 /// the proportional term's ±5%), so without it most such pages went back to the calendar, each
 /// for a `G⁻¹` and a push: 0.35–0.79 pages keyed again per fetch in the steady state of
-/// `benches/online.rs` at 10^7 pages (0.2–0.65 at 10^6); with it 0.005–0.07 at 10^6
+/// `benches/online.rs` at 10^7 pages (0.19–0.66 at 10^6); with it 0.005–0.07 at 10^6
 /// (BENCHMARKS.md, "Pages early by a twentieth of their age").
 ///
 /// A margin in time, not in value: near its cutoff (`V(∞)` close to `λ_0`) a page's value
