@@ -10,7 +10,7 @@
 //! or need another shape of cluster start their own.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use freshet_frontier::conformance::{RedisCluster, discovery};
+use freshet_frontier::conformance::{RedisCluster, SlotMove, discovery};
 use freshet_frontier::{FrontierStore, Op, RedisOptions, RedisStore};
 
 /// The store of `prefix` on the cluster, through node `node`'s URL.
@@ -164,6 +164,14 @@ fn discoveries(first: usize, count: usize) -> Vec<Op> {
 /// prefix over from its old connection) without an error, its keys are then on the new master
 /// only, and the prefix is still held (a second open through any node is refused). A cluster of
 /// its own: the slot map changes.
+/// Starts moving the slot of the store under `prefix` to node `to` and migrates its `meta` key
+/// alone: the old master answers `ASK` for it, and the move ends at `SlotMove::finish`.
+fn meta_half_migrated<'a>(cluster: &'a RedisCluster, prefix: &str, to: usize) -> SlotMove<'a> {
+    let slot_move = cluster.start_slot_move(&format!("{{{prefix}}}"), to);
+    slot_move.migrate_keys(&[format!("{{{prefix}}}:meta")]);
+    slot_move
+}
+
 #[test]
 fn a_store_follows_its_slot_to_another_master() {
     let cluster = RedisCluster::start();
@@ -201,8 +209,7 @@ fn a_commit_waits_for_a_migration_in_progress() {
     let prefix = cluster.prefix_on(0, "migrating");
     let mut store = RedisStore::open(options(&cluster, 1, &prefix)).unwrap();
     store.commit(&discoveries(0, 10)).unwrap();
-    let slot_move = cluster.start_slot_move(&format!("{{{prefix}}}"), 1);
-    slot_move.migrate_keys(&[format!("{{{prefix}}}:meta")]);
+    let slot_move = meta_half_migrated(&cluster, &prefix, 1);
     let started = std::time::Instant::now();
     let report = std::thread::scope(|scope| {
         let commit = scope.spawn(|| store.commit(&discoveries(10, 10)));
@@ -228,8 +235,7 @@ fn an_open_waits_for_a_migration_in_progress() {
     let mut store = RedisStore::open(options(&cluster, 0, &prefix)).unwrap();
     store.commit(&discoveries(0, 7)).unwrap();
     drop(store);
-    let slot_move = cluster.start_slot_move(&format!("{{{prefix}}}"), 1);
-    slot_move.migrate_keys(&[format!("{{{prefix}}}:meta")]);
+    let slot_move = meta_half_migrated(&cluster, &prefix, 1);
     let store = std::thread::scope(|scope| {
         let open = scope.spawn(|| RedisStore::open(options(&cluster, 0, &prefix)));
         std::thread::sleep(std::time::Duration::from_millis(400));
@@ -255,8 +261,7 @@ fn the_wait_is_bounded_and_a_prefix_taken_meanwhile_is_not_written() {
         RedisOptions { slot_wait: std::time::Duration::from_millis(300), ..options(&cluster, 0, &prefix) };
     let mut store = RedisStore::open(short).unwrap();
     store.commit(&discoveries(0, 5)).unwrap();
-    let slot_move = cluster.start_slot_move(&format!("{{{prefix}}}"), 0);
-    slot_move.migrate_keys(&[format!("{{{prefix}}}:meta")]);
+    let slot_move = meta_half_migrated(&cluster, &prefix, 0);
     let started = std::time::Instant::now();
     let message = store.commit(&discoveries(5, 5)).unwrap_err().to_string();
     let waited = started.elapsed();
