@@ -39,6 +39,9 @@ Fetched pages are revisited (--revisit): by default with freshet's policy, which
 page's change rate from what it sees (304s, Last-Modified, content fingerprints) and spends
 the --rate budget where it buys the most freshness, within each host's politeness; `uniform`
 and `nutch` are the baselines, `once` makes a one-pass crawl that ends when nothing is left.
+A page's content fingerprint is its main text's signature (ads, timestamps and page furniture
+left out), which also finds near-duplicates; --no-main-text reads only the links of a page
+(faster) and fingerprints its body as received.
 A revisiting crawl runs until --duration, --max-pages or Ctrl-C. Ctrl-C stops cleanly:
 fetches in flight are abandoned, everything else is flushed, and --resume continues.
 
@@ -204,6 +207,10 @@ pub(crate) struct CrawlArgs {
     /// Do not fetch the sitemaps robots.txt names: URLs come from links only.
     #[arg(long)]
     no_sitemaps: bool,
+    /// Do not read pages' main text: links only from each page's HTML, pages compared by their
+    /// body's exact hash, no near-duplicate detection (faster; not with --focus).
+    #[arg(long)]
+    no_main_text: bool,
 }
 
 impl CrawlArgs {
@@ -223,6 +230,7 @@ impl CrawlArgs {
             max_hosts_per_domain: self.max_hosts_per_domain,
             content_types: listed(&self.content_types),
             sitemaps: self.no_sitemaps.then_some(false),
+            main_text: self.no_main_text.then_some(false),
             max_pages: self.max_pages,
             duration: self.duration,
             revisit: self.revisit,

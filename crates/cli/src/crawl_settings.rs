@@ -120,6 +120,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) warc_gzip_level: Option<u32>,
     pub(crate) duplicate_index_entries: Option<u64>,
     pub(crate) near_duplicate_index_entries: Option<u64>,
+    pub(crate) main_text: Option<bool>,
     pub(crate) listen: Option<std::net::SocketAddr>,
 }
 
@@ -184,7 +185,7 @@ impl CrawlSettings {
             back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
             first_byte_timeout, keep_alive, timeout, max_body_bytes, max_redirects, allow_private, resolve,
             store_cache_bytes, store, store_prefix, store_require_fsync, shard, warc_file_bytes, warc_gzip_level, duplicate_index_entries,
-            near_duplicate_index_entries, listen,
+            near_duplicate_index_entries, main_text, listen,
         );
         Self { seeds, ..merged }
     }
@@ -471,6 +472,7 @@ impl CrawlSettings {
         if let Some(entries) = self.near_duplicate_index_entries {
             config.near_duplicate_index_entries = usize::try_from(entries).unwrap_or(usize::MAX);
         }
+        config.main_text = self.main_text.unwrap_or(config.main_text);
         config.max_in_flight_per_host = self.max_in_flight_per_host.unwrap_or(config.max_in_flight_per_host);
         config.validate()?;
         Ok(config)
@@ -626,6 +628,7 @@ mod tests {
             warc_gzip_level: Some(6),
             duplicate_index_entries: Some(1 << 22),
             near_duplicate_index_entries: Some(1 << 22),
+            main_text: Some(true),
             listen: Some("127.0.0.1:9100".parse().unwrap()),
         }
     }
@@ -640,7 +643,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 58);
+        assert_eq!(all.len(), 59);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }

@@ -436,6 +436,17 @@ fn loopback_is_refused_without_allow_private_and_bad_flags_are_named() {
         freshet_in(data.path(), &["crawl", "http://a.test/", "--data", "v", "--weights", &weights_arg], None);
     assert!(!bad.status.success());
     assert!(stderr(&bad).contains("weight -1"), "{}", stderr(&bad));
+
+    // A focused crawl scores pages by their main text: --no-main-text with --focus is refused
+    // before anything is fetched, and neither flag alone is.
+    let bad = freshet_in(
+        data.path(),
+        &["crawl", "http://a.test/", "--data", "u", "--focus", "river", "--no-main-text"],
+        None,
+    );
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("focus") && stderr(&bad).contains("main_text"), "{}", stderr(&bad));
+    assert!(!data.path().join("u").join("crawl.jsonl").exists());
 }
 
 /// `host` + `path` of a page, as the server logs them.

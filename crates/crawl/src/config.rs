@@ -179,6 +179,14 @@ pub struct CrawlConfig {
     /// near-duplicates). 0 turns it off. Default
     /// [`DEFAULT_NEAR_DUPLICATE_ENTRIES`](crate::dedup::DEFAULT_NEAR_DUPLICATE_ENTRIES), 2^22.
     pub near_duplicate_index_entries: usize,
+    /// Whether each whole 2xx HTML page's main text is read (`freshet_content`, in the page's
+    /// one HTML pass with its links): its content signature, so that a page whose words did not
+    /// change (a rotating ad, a timestamp) is not counted as changed; near-duplicate detection;
+    /// and the scores of a focused crawl, which needs it. Off, the pass reads the links only
+    /// (about a quarter of a page's CPU on the static-site bench, BENCHMARKS.md "What each
+    /// required feature costs a page"), a page's fingerprint is its body's exact hash, and no
+    /// near-duplicates are found. Default on.
+    pub main_text: bool,
     /// How fetched pages are revisited (see [`crate::revisit`]). Default: freshet's policy.
     pub revisit: Revisit,
     /// How many of a page's own fetch intervals its host's pooled change-rate prior is worth
@@ -255,6 +263,7 @@ impl CrawlConfig {
             warc_gzip_level: freshet_warc::WriterOptions::default().gzip_level,
             duplicate_index_entries: crate::dedup::DEFAULT_INDEX_ENTRIES,
             near_duplicate_index_entries: crate::dedup::DEFAULT_NEAR_DUPLICATE_ENTRIES,
+            main_text: true,
             revisit: Revisit::Freshet,
             importance: Importance::Opic,
             focus: None,
@@ -315,6 +324,13 @@ impl CrawlConfig {
         let bad = |field, value: String, expected| Err(CrawlError::InvalidConfig { field, value, expected });
         if !(self.rate.is_finite() && self.rate > 0.0) {
             return bad("rate", self.rate.to_string(), "a positive number of fetches per second");
+        }
+        if self.focus.is_some() && !self.main_text {
+            return bad(
+                "focus",
+                "with main_text off".into(),
+                "main_text on (a focused crawl scores a page by the topic's words in its main text)",
+            );
         }
         if self.focus.is_some() && self.revisit == Revisit::Nutch {
             return bad(
@@ -475,6 +491,19 @@ mod tests {
         config.fetch.max_redirects += 1;
         let error = config.validate().unwrap_err().to_string();
         assert!(error.contains("max_redirects") && error.contains("33"), "{error}");
+    }
+
+    /// A focused crawl scores pages by their main text: not without it.
+    #[test]
+    fn a_focused_crawl_needs_the_main_text() {
+        let mut config = CrawlConfig::new("/nonexistent");
+        config.focus = Some(Focus::new(&["river".to_owned()], freshet_focus::Estimator::FirstEdges).unwrap());
+        config.validate().unwrap();
+        config.main_text = false;
+        let error = config.validate().unwrap_err().to_string();
+        assert!(error.contains("focus") && error.contains("main_text"), "{error}");
+        config.focus = None;
+        config.validate().unwrap();
     }
 
     #[test]

@@ -41,6 +41,8 @@ pub(crate) enum JobKind {
         change_rate: f64,
         /// Its host's boilerplate blocks when the job was made, for the signature.
         boilerplate: Arc<BoilerplateSet>,
+        /// Whether its main text is read ([`CrawlConfig::main_text`](crate::CrawlConfig)).
+        main_text: bool,
         /// The WARC record holding its last complete payload (see [`crate::dedup`]): an
         /// unchanged body, or a 304, is written as a revisit of it.
         held: Option<Reference>,
@@ -140,9 +142,14 @@ pub(crate) struct Analysis {
 }
 
 impl Analysis {
-    /// Reads `fetch`'s body if it is a 2xx HTML page: links always, main text if the body is
-    /// whole (a cut body's signature would not compare).
-    pub(crate) fn of(fetch: &Fetch, options: &LinkOptions, boilerplate: &BoilerplateSet) -> Self {
+    /// Reads `fetch`'s body if it is a 2xx HTML page: links always, main text if `main_text`
+    /// and the body is whole (a cut body's signature would not compare).
+    pub(crate) fn of(
+        fetch: &Fetch,
+        options: &LinkOptions,
+        boilerplate: &BoilerplateSet,
+        main_text: bool,
+    ) -> Self {
         let Some(content) = fetch.content.as_ref().filter(|_| fetch.outcome.is_ok() && is_html(fetch)) else {
             return Self::default();
         };
@@ -151,7 +158,7 @@ impl Analysis {
         // One parser pass for the links and the main text where the page is UTF-8 (most are);
         // otherwise, or if that pass stopped early, the main text is read on its own from the
         // body as UTF-8 text, as `MainText::from_html` always reads it.
-        let pass = whole.then(MainTextPass::new);
+        let pass = (whole && main_text).then(MainTextPass::new);
         let (links, shared) = extract_links_sharing(
             &fetch.url,
             content_type,
@@ -213,7 +220,7 @@ impl Job {
         };
         let (analysis, encoded) = match (&self.kind, &fetches, fetches.as_ref().ok().and_then(|f| f.first()))
         {
-            (JobKind::Page { last_fetch, boilerplate, held, .. }, Ok(_), Some(fetch)) => {
+            (JobKind::Page { last_fetch, boilerplate, held, main_text, .. }, Ok(_), Some(fetch)) => {
                 let encoded = match &self.warc {
                     Some(encoder) if is_archived(fetch) => {
                         // The body's digest only where there is a held payload to compare with:
@@ -230,7 +237,7 @@ impl Job {
                     }
                     _ => None,
                 };
-                (Analysis::of(fetch, &links, boilerplate), encoded)
+                (Analysis::of(fetch, &links, boilerplate, *main_text), encoded)
             }
             _ => (Analysis::default(), None),
         };

@@ -39,7 +39,8 @@
 //!   starts, robots.txt (a host's other pages wait while its robots.txt is in flight) and
 //!   back-offs still hold.
 //! - Fetch jobs read their page's HTML themselves (links, main text and its signature against
-//!   a snapshot of the host's boilerplate set: `job::Analysis`) and encode their WARC records
+//!   a snapshot of the host's boilerplate set: `job::Analysis`; the links only with
+//!   [`CrawlConfig::main_text`] off) and encode their WARC records
 //!   (gzip, SHA-1: `freshet_warc::CaptureEncoder`), on the runtime's worker threads, so that
 //!   the control task, which is one thread, keeps to appending the records (one write each
 //!   capture), checking the snapshot against the host's table, the store and the log. A record

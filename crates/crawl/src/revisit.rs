@@ -234,8 +234,12 @@ impl ContentCheck {
     /// fingerprints (empty means none). Two main-text signatures (`freshet-content`, HTML
     /// pages) are compared by its verdict: equal main text, or a SimHash within
     /// [`freshet_content::DEFAULT_THRESHOLD`] bits, is unchanged, so rotating ads, timestamps
-    /// and session tokens are not changes. Any other fingerprints (the xxh3 of a non-HTML
-    /// body) must be equal.
+    /// and session tokens are not changes. Any other fingerprints (the xxh3 of a body: a
+    /// non-HTML page, or any page of a crawl that does not read main texts) must be equal. A
+    /// signature and a body's hash are not compared: the crawl turned
+    /// [`CrawlConfig::main_text`](crate::CrawlConfig) on or off since the page's last fetch (or
+    /// the page went from HTML to another type, or back), and the two say different things,
+    /// so the fetch is [`ContentCheck::Unknown`] rather than a change that may not be one.
     #[must_use]
     pub fn of(not_modified: bool, previous: &[u8], current: &[u8]) -> Self {
         if not_modified {
@@ -253,7 +257,8 @@ impl ContentCheck {
             | (_, Err(SignatureError::UnknownVersion { .. })) => {
                 return Self::Unknown;
             }
-            _ => previous != current,
+            (Ok(_), Err(_)) | (Err(_), Ok(_)) => return Self::Unknown,
+            (Err(_), Err(_)) => previous != current,
         };
         if changed { Self::Changed } else { Self::Unchanged }
     }
@@ -468,6 +473,14 @@ mod tests {
         older[0] = Signature::FORMAT_VERSION.wrapping_sub(1);
         assert_eq!(ContentCheck::of(false, &older, &first), ContentCheck::Unknown);
         assert_eq!(ContentCheck::of(false, &first, &older), ContentCheck::Unknown);
+        // A signature and a body's hash (a crawl that turned `main_text` on or off since the
+        // last fetch) are not compared, either way round; two bodies' hashes are.
+        let body = 0x0123_4567_89ab_cdef_0123_4567_89ab_cdef_u128.to_be_bytes();
+        let other_body = 0x0123_4567_89ab_cdef_0123_4567_89ab_cdee_u128.to_be_bytes();
+        assert_eq!(ContentCheck::of(false, &first, &body), ContentCheck::Unknown);
+        assert_eq!(ContentCheck::of(false, &body, &first), ContentCheck::Unknown);
+        assert_eq!(ContentCheck::of(false, &body, &body), ContentCheck::Unchanged);
+        assert_eq!(ContentCheck::of(false, &body, &other_body), ContentCheck::Changed);
     }
 
     #[test]

@@ -106,6 +106,55 @@ async fn a_page_that_nearly_repeats_another_is_named_in_the_log() {
     assert!(near_notes(&read_log(off.path()), &base).iter().all(|(_, note)| note.is_none()));
 }
 
+/// Each fetched page's URL path (and query) and the fingerprint its record holds.
+fn fingerprints(data: &Path, base: &str) -> Vec<(String, Vec<u8>)> {
+    use freshet_frontier::FrontierStore as _;
+    let store = freshet_crawl::inspect::open_store(data).unwrap();
+    let pages = store.pages(None, 1_000).unwrap();
+    pages
+        .into_iter()
+        .filter(|page| page.record.last_fetch.is_some())
+        .map(|page| (page.url.trim_start_matches(base).to_owned(), page.record.fingerprint))
+        .collect()
+}
+
+/// Without the main text (`main_text` off) a page's HTML is read for its links only: every
+/// page is still fetched and its links followed, but no near-duplicate is found, and each
+/// page's fingerprint is its body's exact hash (xxh3-128, 16 bytes) where a crawl reading the
+/// main text keeps its signature (21 bytes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_main_text_pages_are_fingerprinted_by_their_bodies() {
+    let base = start().await;
+    let data = tempfile::tempdir().unwrap();
+    let mut links_only = config(data.path(), &[format!("{base}/")]);
+    links_only.main_text = false;
+    let summary = crawl(links_only).await;
+    assert_eq!(summary.near_duplicates, 0);
+    let notes = near_notes(&read_log(data.path()), &base);
+    assert!(notes.iter().all(|(_, note)| note.is_none()), "{notes:?}");
+    // Every page, and those only their links lead to (`/?x=1`…; `sid` is a session id that
+    // canonical URLs leave out), fetched.
+    let fetched = fingerprints(data.path(), &base);
+    let mut paths: Vec<&str> = fetched.iter().map(|(path, _)| path.as_str()).collect();
+    paths.sort_unstable();
+    let every_page = ["/", "/?x=1", "/?x=2", "/a", "/b", "/c", "/short/1", "/short/2"];
+    assert_eq!(paths, every_page, "{fetched:?}");
+    assert!(fetched.iter().all(|(_, print)| print.len() == 16), "{fetched:?}");
+    warcio_check(data.path());
+
+    // The same web with the main text read: the same pages, signatures.
+    let read = tempfile::tempdir().unwrap();
+    crawl(config(read.path(), &[format!("{base}/")])).await;
+    let signed = fingerprints(read.path(), &base);
+    let mut paths: Vec<&str> = signed.iter().map(|(path, _)| path.as_str()).collect();
+    paths.sort_unstable();
+    assert_eq!(paths, every_page, "{signed:?}");
+    assert!(
+        signed.iter().all(|(_, print)| print.len() == freshet_content::Signature::ENCODED_LEN),
+        "{signed:?}"
+    );
+}
+
 /// The index is rebuilt from the store: `/a`, fetched alone in a first run (links not
 /// followed), is found again when a resumed run fetches `/b`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

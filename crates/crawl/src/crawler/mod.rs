@@ -844,6 +844,7 @@ impl Crawler {
                     weight: record.weight,
                     change_rate: record.change_rate,
                     boilerplate,
+                    main_text: self.config.main_text,
                     held,
                 }
             }
