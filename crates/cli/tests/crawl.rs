@@ -438,7 +438,7 @@ fn loopback_is_refused_without_allow_private_and_bad_flags_are_named() {
     assert!(stderr(&bad).contains("weight -1"), "{}", stderr(&bad));
 
     // A focused crawl scores pages by their main text: --no-main-text with --focus is refused
-    // before anything is fetched, and neither flag alone is.
+    // before anything is fetched (each alone is valid: `CrawlConfig`'s own test).
     let bad = freshet_in(
         data.path(),
         &["crawl", "http://a.test/", "--data", "u", "--focus", "river", "--no-main-text"],
