@@ -211,6 +211,10 @@ pub(crate) struct CrawlArgs {
     /// body's exact hash, no near-duplicate detection (faster; not with --focus).
     #[arg(long)]
     no_main_text: bool,
+    /// Threads that run the fetches and read their pages, besides the crawl loop's
+    /// [default: the number of CPU cores].
+    #[arg(long, value_name = "N")]
+    worker_threads: Option<usize>,
 }
 
 impl CrawlArgs {
@@ -231,6 +235,7 @@ impl CrawlArgs {
             content_types: listed(&self.content_types),
             sitemaps: self.no_sitemaps.then_some(false),
             main_text: self.no_main_text.then_some(false),
+            worker_threads: self.worker_threads,
             max_pages: self.max_pages,
             duration: self.duration,
             revisit: self.revisit,
@@ -263,13 +268,22 @@ impl CrawlArgs {
     }
 }
 
+/// The runtime a crawl runs on: the crawl loop on the calling thread (`block_on`), the fetch
+/// tasks on `worker_threads` workers (tokio's default, one per core, when `None`).
+fn crawl_runtime(worker_threads: Option<usize>) -> anyhow::Result<tokio::runtime::Runtime> {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(threads) = worker_threads {
+        builder.worker_threads(threads);
+    }
+    builder.enable_all().build().context("starting tokio")
+}
+
 /// Runs `freshet crawl`.
 pub(crate) fn run(args: &CrawlArgs) -> anyhow::Result<ExitCode> {
     let settings = settings(args)?;
     let config = settings.to_config(&args.data, args.resume)?;
     let listen = settings.listen;
-    let runtime =
-        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
+    let runtime = crawl_runtime(settings.worker_threads)?;
     let data = config.data_dir.clone();
     let summary = runtime.block_on(async {
         let crawler = Crawler::open(config)?;
@@ -456,4 +470,18 @@ fn settings(args: &CrawlArgs) -> anyhow::Result<CrawlSettings> {
     let flags = args.settings();
     flags.check(&Origin::CommandLine)?;
     Ok(settings.overlay(flags))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_threads_sets_the_runtime_s_workers() {
+        assert_eq!(crawl_runtime(Some(1)).unwrap().metrics().num_workers(), 1);
+        assert_eq!(crawl_runtime(Some(3)).unwrap().metrics().num_workers(), 3);
+        let cores = std::thread::available_parallelism().unwrap().get();
+        assert_eq!(crawl_runtime(None).unwrap().metrics().num_workers(), cores);
+    }
 }

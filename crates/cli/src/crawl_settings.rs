@@ -121,6 +121,7 @@ pub(crate) struct CrawlSettings {
     pub(crate) duplicate_index_entries: Option<u64>,
     pub(crate) near_duplicate_index_entries: Option<u64>,
     pub(crate) main_text: Option<bool>,
+    pub(crate) worker_threads: Option<usize>,
     pub(crate) listen: Option<std::net::SocketAddr>,
 }
 
@@ -185,15 +186,24 @@ impl CrawlSettings {
             back_off, max_back_offs, max_retry_after, robots_ttl, robots_retry, robots_scan_rate, user_agent, connect_timeout,
             first_byte_timeout, keep_alive, timeout, max_body_bytes, max_redirects, allow_private, resolve,
             store_cache_bytes, store, store_prefix, store_require_fsync, shard, warc_file_bytes, warc_gzip_level, duplicate_index_entries,
-            near_duplicate_index_entries, main_text, listen,
+            near_duplicate_index_entries, main_text, worker_threads, listen,
         );
         Self { seeds, ..merged }
     }
 
     /// What a crawl keeps in `DIR/crawl.toml` for `--resume`: everything but what belongs to one
-    /// run (its seeds, which the store keeps anyway; its stop conditions; its listen address).
+    /// run (its seeds, which the store keeps anyway; its stop conditions; its listen address;
+    /// its threads, the machine's).
     pub(crate) fn kept_for_resume(&self) -> Self {
-        Self { seeds: None, seeds_file: None, max_pages: None, duration: None, listen: None, ..self.clone() }
+        Self {
+            seeds: None,
+            seeds_file: None,
+            max_pages: None,
+            duration: None,
+            listen: None,
+            worker_threads: None,
+            ..self.clone()
+        }
     }
 
     /// Writes `file` (through a temporary file and a rename: a crash leaves the old one whole).
@@ -252,6 +262,7 @@ impl CrawlSettings {
             ("max-in-flight", self.max_in_flight.map(|n| n as u64)),
             ("max-failures", self.max_failures.map(u64::from)),
             ("max-in-flight-per-host", self.max_in_flight_per_host.map(u64::from)),
+            ("worker-threads", self.worker_threads.map(|n| n as u64)),
         ];
         for (key, value) in at_least_one {
             if value == Some(0) {
@@ -629,6 +640,7 @@ mod tests {
             duplicate_index_entries: Some(1 << 22),
             near_duplicate_index_entries: Some(1 << 22),
             main_text: Some(true),
+            worker_threads: Some(2),
             listen: Some("127.0.0.1:9100".parse().unwrap()),
         }
     }
@@ -643,7 +655,7 @@ mod tests {
     #[test]
     fn every_key_is_documented_and_the_documented_example_sets_every_key() {
         let all = keys(&every_key());
-        assert_eq!(all.len(), 59);
+        assert_eq!(all.len(), 60);
         for key in &all {
             assert!(DOCS.contains(&format!("| `{key}` |")), "docs/crawl-config.md does not document `{key}`");
         }
@@ -691,6 +703,7 @@ mod tests {
         assert_eq!(read.seeds, None);
         assert_eq!(read.listen, None);
         assert_eq!(read.max_pages, None);
+        assert_eq!(read.worker_threads, None);
         // Relative paths were kept relative and come back relative to the file's folder.
         assert_eq!(read.weights, Some(folder.path().join("weights.csv")));
         assert_eq!(read.scope, kept.scope);

@@ -447,6 +447,11 @@ fn loopback_is_refused_without_allow_private_and_bad_flags_are_named() {
     assert!(!bad.status.success());
     assert!(stderr(&bad).contains("focus") && stderr(&bad).contains("main_text"), "{}", stderr(&bad));
     assert!(!data.path().join("u").join("crawl.jsonl").exists());
+
+    let bad =
+        freshet_in(data.path(), &["crawl", "http://a.test/", "--data", "t", "--worker-threads", "0"], None);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("--worker-threads 0: expected at least 1"), "{}", stderr(&bad));
 }
 
 /// `host` + `path` of a page, as the server logs them.
