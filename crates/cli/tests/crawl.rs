@@ -438,12 +438,23 @@ fn loopback_is_refused_without_allow_private_and_bad_flags_are_named() {
     assert!(stderr(&bad).contains("weight -1"), "{}", stderr(&bad));
 
     // A focused crawl scores pages by their main text: --no-main-text with --focus is refused
-    // before anything is fetched (each alone is valid: `CrawlConfig`'s own test).
-    let bad = freshet_in(
-        data.path(),
-        &["crawl", "http://a.test/", "--data", "u", "--focus", "river", "--no-main-text"],
-        None,
-    );
+    // before anything is fetched (each alone is valid: `CrawlConfig`'s own test). Were the flag
+    // lost on the way, this one-pass crawl would start, have its one address refused (loopback),
+    // and end with success.
+    let focused = [
+        "crawl",
+        "http://h0.web.test:9/",
+        "--resolve",
+        "h0.web.test=127.0.0.1",
+        "--revisit",
+        "once",
+        "--data",
+        "u",
+        "--focus",
+        "river",
+        "--no-main-text",
+    ];
+    let bad = freshet_in(data.path(), &focused, None);
     assert!(!bad.status.success());
     assert!(stderr(&bad).contains("focus") && stderr(&bad).contains("main_text"), "{}", stderr(&bad));
     assert!(!data.path().join("u").join("crawl.jsonl").exists());
