@@ -481,7 +481,8 @@ mod tests {
     fn worker_threads_sets_the_runtime_s_workers() {
         assert_eq!(crawl_runtime(Some(1)).unwrap().metrics().num_workers(), 1);
         assert_eq!(crawl_runtime(Some(3)).unwrap().metrics().num_workers(), 3);
-        let cores = std::thread::available_parallelism().unwrap().get();
-        assert_eq!(crawl_runtime(None).unwrap().metrics().num_workers(), cores);
+        // None leaves tokio's own default (one a core, or TOKIO_WORKER_THREADS).
+        let default = tokio::runtime::Builder::new_multi_thread().build().unwrap().metrics().num_workers();
+        assert_eq!(crawl_runtime(None).unwrap().metrics().num_workers(), default);
     }
 }
