@@ -650,35 +650,70 @@ impl RedisServer {
 
     /// With these settings (`--name value`…).
     pub fn with(settings: &[&str]) -> Self {
-        let port = free_ports(1)[0];
+        let mut exits = Vec::new();
+        for _ in 0..PORT_ATTEMPTS {
+            let port = free_ports(1)[0];
+            match Self::start_in(tempfile::tempdir().unwrap(), port, settings) {
+                Ok(server) => return server,
+                Err(exit) => exits.push(exit),
+            }
+        }
+        panic!("redis-server exited {PORT_ATTEMPTS} times on fresh ports: {exits:#?}")
+    }
+
+    /// On `port`, with these settings; or, when the server exits before it answers (the port
+    /// taken), why, with its log.
+    pub fn on_port(port: u16, settings: &[&str]) -> Result<Self, String> {
         Self::start_in(tempfile::tempdir().unwrap(), port, settings)
     }
 
-    /// On `port`, with its data in `dir`, with these settings; answering once it returns.
-    fn start_in(dir: tempfile::TempDir, port: u16, settings: &[&str]) -> Self {
+    /// On `port`, with its data and its log (`redis.log`) in `dir`, with these settings;
+    /// answering once it returns.
+    ///
+    /// A port free when [`free_ports`] picked it may be taken before the server binds it
+    /// (another test's server, or a client connection's local port: both come from the
+    /// ephemeral range), and the server then exits: that is an `Err` with its log, for the
+    /// caller to try fresh ports. A server still running that does not answer within
+    /// [`ANSWER_WITHIN`] fails the test, naming its log.
+    fn start_in(dir: tempfile::TempDir, port: u16, settings: &[&str]) -> Result<Self, String> {
         let binary = std::env::var_os("FRESHET_REDIS_SERVER").unwrap_or_else(|| "redis-server".into());
+        let log = dir.path().join("redis.log");
         let child = Command::new(&binary)
             .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--save", ""])
             .args(settings)
             .arg("--dir")
             .arg(dir.path())
+            .arg("--logfile")
+            .arg(&log)
             .stdout(Stdio::null())
             .spawn()
             .unwrap_or_else(|error| {
                 panic!("cannot start {binary:?} ({error}): run `bash scripts/install-test-deps.sh` (Debian's redis-server)")
             });
         let url = format!("redis://127.0.0.1:{port}/");
-        let server = Self { child, dir, url };
-        for attempt in 0.. {
-            if let Ok(mut connection) = server.connect()
+        let mut server = Self { child, dir, url };
+        let deadline = std::time::Instant::now() + ANSWER_WITHIN;
+        let log_text = || std::fs::read_to_string(&log).unwrap_or_default();
+        loop {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                return Err(format!("on port {port}, {status}; its log:\n{}", log_text()));
+            }
+            // Timed, for whatever holds the port may accept and never answer.
+            let timeout = Duration::from_secs(1);
+            if let Ok(mut connection) = redis::Client::open(server.url.as_str())
+                .and_then(|client| client.get_connection_with_timeout(timeout))
+                && connection.set_read_timeout(Some(timeout)).is_ok()
                 && redis::cmd("PING").query::<String>(&mut connection).is_ok()
             {
-                break;
+                return Ok(server);
             }
-            assert!(attempt < 200, "redis-server did not answer on port {port}");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "redis-server did not answer on port {port} within {ANSWER_WITHIN:?}; its log:\n{}",
+                log_text()
+            );
             std::thread::sleep(Duration::from_millis(25));
         }
-        server
     }
 
     /// Its data directory (the append-only files are in `appendonlydir/`).
@@ -698,6 +733,14 @@ impl Drop for RedisServer {
         let _ = self.child.wait();
     }
 }
+
+/// How many times a test's Redis servers are started on fresh ports before the test fails
+/// ([`RedisServer::start_in`] says why a port can be lost).
+const PORT_ATTEMPTS: usize = 5;
+
+/// How long a running `redis-server` may take to answer its first `PING`: it loads nothing
+/// (a new directory), so this is only a loaded machine's margin.
+const ANSWER_WITHIN: Duration = Duration::from_secs(20);
 
 /// `count` distinct free 127.0.0.1 ports (held together while they are picked, so none is
 /// given twice; free again, for servers to take, when this returns).
@@ -751,8 +794,27 @@ impl RedisCluster {
                 (first(node), first(node + 1) - 1)
             })
             .collect();
-        let ports: Vec<(u16, u16)> = free_ports(2 * nodes).chunks(2).map(|pair| (pair[0], pair[1])).collect();
-        let nodes: Vec<RedisServer> = ports
+        let mut exits = Vec::new();
+        for _ in 0..PORT_ATTEMPTS {
+            let ports: Vec<(u16, u16)> =
+                free_ports(2 * nodes).chunks(2).map(|pair| (pair[0], pair[1])).collect();
+            match Self::start_nodes(&ports) {
+                Ok(nodes) => {
+                    let urls = nodes.iter().map(|node| node.url.clone()).collect();
+                    let cluster = Self { nodes, ranges, moved: Mutex::new(Vec::new()), urls };
+                    cluster.form(&ports);
+                    return cluster;
+                }
+                Err(exit) => exits.push(exit),
+            }
+        }
+        panic!("a node of the Redis Cluster exited {PORT_ATTEMPTS} times on fresh ports: {exits:#?}")
+    }
+
+    /// A cluster-enabled [`RedisServer`] on each `(port, bus port)`, or the first node's exit
+    /// (the nodes started before it are killed as they are dropped).
+    fn start_nodes(ports: &[(u16, u16)]) -> Result<Vec<RedisServer>, String> {
+        ports
             .iter()
             .map(|&(port, bus)| {
                 let dir = tempfile::tempdir().unwrap();
@@ -773,11 +835,7 @@ impl RedisCluster {
                 ];
                 RedisServer::start_in(dir, port, &settings)
             })
-            .collect();
-        let urls = nodes.iter().map(|node| node.url.clone()).collect();
-        let cluster = Self { nodes, ranges, moved: Mutex::new(Vec::new()), urls };
-        cluster.form(&ports);
-        cluster
+            .collect()
     }
 
     /// A cluster of three masters shared by every caller that holds one: started by the first,

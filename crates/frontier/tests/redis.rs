@@ -1,7 +1,7 @@
 //! What the Redis engine does beyond the conformance suite: it refuses a server that would lose
 //! acknowledged commits, a prefix another live connection holds, a store of another format; it
 //! takes over a prefix whose holder died (a `kill -9` closes its connection); prefixes on one
-//! server are separate crawls.
+//! server are separate crawls. And the test server says why it could not start.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use freshet_frontier::conformance::{RedisServer, discovery};
@@ -20,6 +20,17 @@ fn a_server_that_does_not_sync_every_write_is_refused_unless_allowed() {
     let mut store = RedisStore::open(allowed).unwrap();
     store.commit(&[Op::Discover(discovery("https://a.test/", "a.test"))]).unwrap();
     assert_eq!(store.counts().unwrap().discovered, 1);
+}
+
+/// The test server itself: a port taken before the server binds it is reported as an exit
+/// (which `RedisServer::start` and `RedisCluster::start` answer with fresh ports), with the
+/// server's own words for it, not as a server that does not answer.
+#[test]
+fn a_test_server_whose_port_is_taken_says_so() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let Err(exit) = RedisServer::on_port(port, &[]) else { panic!("redis-server started on a taken port") };
+    assert!(exit.contains(&format!("on port {port}")) && exit.contains("Address already in use"), "{exit}");
 }
 
 #[test]
