@@ -673,7 +673,8 @@ impl RedisServer {
     /// A port free when [`free_ports`] picked it may be taken before the server binds it
     /// (another test's server, or a client connection's local port: both come from the
     /// ephemeral range), and the server then exits: that is an `Err` with its log, for the
-    /// caller to try fresh ports. A server still running that does not answer within
+    /// caller to try fresh ports. A server that answers is ours only if its `process_id` is
+    /// our child's. A server still running that does not answer within
     /// [`ANSWER_WITHIN`] fails the test, naming its log.
     fn start_in(dir: tempfile::TempDir, port: u16, settings: &[&str]) -> Result<Self, String> {
         let binary = std::env::var_os("FRESHET_REDIS_SERVER").unwrap_or_else(|| "redis-server".into());
@@ -705,7 +706,14 @@ impl RedisServer {
                 && connection.set_read_timeout(Some(timeout)).is_ok()
                 && redis::cmd("PING").query::<String>(&mut connection).is_ok()
             {
-                return Ok(server);
+                // Another test's server may hold the port, ours then failing to bind it: only
+                // ours will do (the next turn sees ours exit).
+                let info: String =
+                    redis::cmd("INFO").arg("server").query(&mut connection).unwrap_or_default();
+                let answering = info.lines().find_map(|line| line.trim().strip_prefix("process_id:"));
+                if answering == Some(server.child.id().to_string().as_str()) {
+                    return Ok(server);
+                }
             }
             assert!(
                 std::time::Instant::now() < deadline,

@@ -24,12 +24,18 @@ fn a_server_that_does_not_sync_every_write_is_refused_unless_allowed() {
 
 /// The test server itself: a port taken before the server binds it is reported as an exit
 /// (which `RedisServer::start` and `RedisCluster::start` answer with fresh ports), with the
-/// server's own words for it, not as a server that does not answer.
+/// server's own words for it, not as a server that does not answer; and another test's
+/// server answering on that port is not taken for ours.
 #[test]
 fn a_test_server_whose_port_is_taken_says_so() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
     let Err(exit) = RedisServer::on_port(port, &[]) else { panic!("redis-server started on a taken port") };
+    assert!(exit.contains(&format!("on port {port}")) && exit.contains("Address already in use"), "{exit}");
+
+    let other = RedisServer::start();
+    let port: u16 = other.url.trim_start_matches("redis://127.0.0.1:").trim_end_matches('/').parse().unwrap();
+    let Err(exit) = RedisServer::on_port(port, &[]) else { panic!("another server was taken for ours") };
     assert!(exit.contains(&format!("on port {port}")) && exit.contains("Address already in use"), "{exit}");
 }
 
