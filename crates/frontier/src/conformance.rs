@@ -650,15 +650,9 @@ impl RedisServer {
 
     /// With these settings (`--name value`…).
     pub fn with(settings: &[&str]) -> Self {
-        let mut exits = Vec::new();
-        for _ in 0..PORT_ATTEMPTS {
-            let port = free_ports(1)[0];
-            match Self::start_in(tempfile::tempdir().unwrap(), port, settings) {
-                Ok(server) => return server,
-                Err(exit) => exits.push(exit),
-            }
-        }
-        panic!("redis-server exited {PORT_ATTEMPTS} times on fresh ports: {exits:#?}")
+        on_fresh_ports(1, "redis-server", |ports| {
+            Self::start_in(tempfile::tempdir().unwrap(), ports[0], settings)
+        })
     }
 
     /// On `port`, with these settings; or, when the server exits before it answers (the port
@@ -750,6 +744,20 @@ const PORT_ATTEMPTS: usize = 5;
 /// (a new directory), so this is only a loaded machine's margin.
 const ANSWER_WITHIN: Duration = Duration::from_secs(20);
 
+/// What `start` makes on `count` fresh ports ([`free_ports`]), tried again on others while it
+/// reports an exit ([`RedisServer::start_in`]), [`PORT_ATTEMPTS`] times at most; then the test
+/// fails with every exit and its log.
+fn on_fresh_ports<T>(count: usize, what: &str, start: impl Fn(&[u16]) -> Result<T, String>) -> T {
+    let mut exits = Vec::new();
+    for _ in 0..PORT_ATTEMPTS {
+        match start(&free_ports(count)) {
+            Ok(started) => return started,
+            Err(exit) => exits.push(exit),
+        }
+    }
+    panic!("{what} exited {PORT_ATTEMPTS} times on fresh ports:\n{}", exits.join("\n\n"))
+}
+
 /// `count` distinct free 127.0.0.1 ports (held together while they are picked, so none is
 /// given twice; free again, for servers to take, when this returns).
 fn free_ports(count: usize) -> Vec<u16> {
@@ -802,21 +810,14 @@ impl RedisCluster {
                 (first(node), first(node + 1) - 1)
             })
             .collect();
-        let mut exits = Vec::new();
-        for _ in 0..PORT_ATTEMPTS {
-            let ports: Vec<(u16, u16)> =
-                free_ports(2 * nodes).chunks(2).map(|pair| (pair[0], pair[1])).collect();
-            match Self::start_nodes(&ports) {
-                Ok(nodes) => {
-                    let urls = nodes.iter().map(|node| node.url.clone()).collect();
-                    let cluster = Self { nodes, ranges, moved: Mutex::new(Vec::new()), urls };
-                    cluster.form(&ports);
-                    return cluster;
-                }
-                Err(exit) => exits.push(exit),
-            }
-        }
-        panic!("a node of the Redis Cluster exited {PORT_ATTEMPTS} times on fresh ports: {exits:#?}")
+        let (nodes, ports) = on_fresh_ports(2 * nodes, "a node of the Redis Cluster", |ports| {
+            let ports: Vec<(u16, u16)> = ports.chunks(2).map(|pair| (pair[0], pair[1])).collect();
+            Ok((Self::start_nodes(&ports)?, ports))
+        });
+        let urls = nodes.iter().map(|node| node.url.clone()).collect();
+        let cluster = Self { nodes, ranges, moved: Mutex::new(Vec::new()), urls };
+        cluster.form(&ports);
+        cluster
     }
 
     /// A cluster-enabled [`RedisServer`] on each `(port, bus port)`, or the first node's exit

@@ -159,11 +159,6 @@ fn discoveries(first: usize, count: usize) -> Vec<Op> {
         .collect()
 }
 
-/// A resharding moves a store's slot to another master while the store is open: its next
-/// commit and reads follow the slot there (`MOVED`, then the store connects again and takes its
-/// prefix over from its old connection) without an error, its keys are then on the new master
-/// only, and the prefix is still held (a second open through any node is refused). A cluster of
-/// its own: the slot map changes.
 /// Starts moving the slot of the store under `prefix` to node `to` and migrates its `meta` key
 /// alone: the old master answers `ASK` for it, and the move ends at `SlotMove::finish`.
 fn meta_half_migrated<'a>(cluster: &'a RedisCluster, prefix: &str, to: usize) -> SlotMove<'a> {
@@ -172,6 +167,11 @@ fn meta_half_migrated<'a>(cluster: &'a RedisCluster, prefix: &str, to: usize) ->
     slot_move
 }
 
+/// A resharding moves a store's slot to another master while the store is open: its next
+/// commit and reads follow the slot there (`MOVED`, then the store connects again and takes its
+/// prefix over from its old connection) without an error, its keys are then on the new master
+/// only, and the prefix is still held (a second open through any node is refused). A cluster of
+/// its own: the slot map changes.
 #[test]
 fn a_store_follows_its_slot_to_another_master() {
     let cluster = RedisCluster::start();
